@@ -1,0 +1,85 @@
+package bundle
+
+import (
+	"errors"
+	"fmt"
+)
+
+// ErrUnknownFormat is returned when a file is neither a directory nor a tar,
+// tar.zst or tar.gz archive.
+var ErrUnknownFormat = errors.New("bundle: not a directory, tar, tar.zst or tar.gz archive")
+
+// UnsafeEntryError reports an archive entry the reader refused: an absolute
+// path, a ".." component, a link or a device. The entry is skipped and the
+// reader stays usable.
+type UnsafeEntryError struct {
+	Path   string // the name as the archive spells it
+	Reason string
+}
+
+func (e *UnsafeEntryError) Error() string {
+	return fmt.Sprintf("refused entry %q: %s", e.Path, e.Reason)
+}
+
+// LimitError reports that a size limit was reached. For the per-entry limit it
+// is returned by the entry's Read and the reader stays usable; for the total
+// limit it is returned by Next and reading stops.
+type LimitError struct {
+	Path  string // the entry being read when the limit was reached
+	Limit int64
+	Total bool // the limit on all entries together, not on one entry
+}
+
+func (e *LimitError) Error() string {
+	if e.Total {
+		return fmt.Sprintf("entry %q: total uncompressed size passed the limit of %d bytes (possible decompression bomb; raise --max-total-bytes to read further)", e.Path, e.Limit)
+	}
+	return fmt.Sprintf("entry %q: larger than the per-entry limit of %d bytes; the first %d bytes were read (raise --max-entry-bytes to read it whole)", e.Path, e.Limit, e.Limit)
+}
+
+// DamageError reports a truncated or corrupt archive. Every entry handed out
+// before it is intact up to the damage; Next keeps returning the same error.
+type DamageError struct {
+	Archive string // the file being read
+	// Entry is the entry being read when the damage was found, or the last
+	// entry read whole when the damage sits between entries ("" if none).
+	Entry   string
+	Between bool
+	// Offset is how many bytes of the archive file had been consumed, and
+	// Decompressed how many bytes of tar stream had been produced.
+	Offset       int64
+	Decompressed int64
+	Err          error
+}
+
+func (e *DamageError) Error() string {
+	where := "at the start of the archive"
+	switch {
+	case e.Entry != "" && e.Between:
+		where = fmt.Sprintf("after entry %q", e.Entry)
+	case e.Entry != "":
+		where = fmt.Sprintf("in entry %q", e.Entry)
+	}
+	return fmt.Sprintf("%s: archive damaged %s, at byte %d of the file (%d bytes decompressed): %v",
+		e.Archive, where, e.Offset, e.Decompressed, e.Err)
+}
+
+func (e *DamageError) Unwrap() error { return e.Err }
+
+// Fatal reports whether err ends reading: damage, the total limit, or a
+// failure to read the source. An *UnsafeEntryError or a per-entry
+// *LimitError is not fatal; the caller may go on calling Next.
+func Fatal(err error) bool {
+	if err == nil {
+		return false
+	}
+	var ue *UnsafeEntryError
+	if errors.As(err, &ue) {
+		return false
+	}
+	var le *LimitError
+	if errors.As(err, &le) {
+		return le.Total
+	}
+	return true
+}

@@ -1,0 +1,405 @@
+package bundle
+
+import (
+	"archive/tar"
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"strings"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+)
+
+// Format is the container a bundle comes in.
+type Format int
+
+// The formats a bundle comes in.
+const (
+	FormatDir Format = iota
+	FormatTar
+	FormatTarZstd
+	FormatTarGzip
+)
+
+func (f Format) String() string {
+	switch f {
+	case FormatDir:
+		return "directory"
+	case FormatTar:
+		return "tar"
+	case FormatTarZstd:
+		return "tar.zst"
+	case FormatTarGzip:
+		return "tar.gz"
+	}
+	return fmt.Sprintf("Format(%d)", int(f))
+}
+
+// Default limits. They are generous: they exist to stop decompression bombs,
+// not to second-guess real bundles.
+const (
+	DefaultMaxEntryBytes = 8 << 30  // 8 GiB for one file
+	DefaultMaxTotalBytes = 64 << 30 // 64 GiB for the whole bundle
+	DefaultMaxZstdWindow = 128 << 20
+)
+
+// Options bound what the reader will do. Zero values take the defaults.
+type Options struct {
+	MaxEntryBytes int64  // uncompressed bytes of one entry
+	MaxTotalBytes int64  // uncompressed bytes of the whole tar stream
+	MaxZstdWindow uint64 // largest zstd window accepted (memory the decoder may need)
+}
+
+func (o Options) withDefaults() Options {
+	if o.MaxEntryBytes <= 0 {
+		o.MaxEntryBytes = DefaultMaxEntryBytes
+	}
+	if o.MaxTotalBytes <= 0 {
+		o.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	if o.MaxZstdWindow == 0 {
+		o.MaxZstdWindow = DefaultMaxZstdWindow
+	}
+	return o
+}
+
+// Entry is one file of a bundle. It is an io.Reader over the file's bytes,
+// valid until the next call to Next.
+type Entry struct {
+	// Path is slash-separated and relative to the bundle root, with any
+	// wrapping top-level directory removed.
+	Path string
+	Class
+	// Size is the size the archive header or the file system declares.
+	Size    int64
+	ModTime time.Time
+
+	r io.Reader
+}
+
+// Read reads the entry's content. Past the per-entry limit it returns a
+// *LimitError; on archive damage a *DamageError.
+func (e *Entry) Read(p []byte) (int, error) { return e.r.Read(p) }
+
+// Reader hands out the entries of a bundle in one streaming pass.
+type Reader struct {
+	name   string
+	format Format
+	opts   Options
+	next   func() (*Entry, error)
+	closer io.Closer
+	err    error // sticky fatal error
+}
+
+// Open opens a bundle: a directory, or a tar, tar.zst or tar.gz file, told
+// apart by magic bytes rather than by name.
+func Open(name string, opts Options) (*Reader, error) {
+	fi, err := os.Stat(name)
+	if err != nil {
+		return nil, fmt.Errorf("open bundle: %w", err)
+	}
+	if fi.IsDir() {
+		return openDir(name, opts.withDefaults())
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, fmt.Errorf("open bundle: %w", err)
+	}
+	r, err := newArchiveReader(name, f, opts)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	r.closer = multiCloser{r.closer, f}
+	return r, nil
+}
+
+// NewReader reads an archive bundle from a stream; name is used in messages.
+func NewReader(name string, src io.Reader, opts Options) (*Reader, error) {
+	return newArchiveReader(name, src, opts)
+}
+
+// Name returns the name the bundle was opened with.
+func (r *Reader) Name() string { return r.name }
+
+// Format returns the bundle's container format.
+func (r *Reader) Format() Format { return r.format }
+
+// Next returns the next entry, or io.EOF after the last. Errors that are not
+// Fatal (an *UnsafeEntryError, a per-entry *LimitError) leave the reader
+// usable; fatal ones are returned again by every later call.
+func (r *Reader) Next() (*Entry, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	e, err := r.next()
+	if Fatal(err) {
+		r.err = err
+	}
+	return e, err
+}
+
+// Close releases the bundle's file and decoder.
+func (r *Reader) Close() error {
+	if r.closer == nil {
+		return nil
+	}
+	return r.closer.Close()
+}
+
+type multiCloser []io.Closer
+
+func (m multiCloser) Close() error {
+	var errs []error
+	for _, c := range m {
+		if c != nil {
+			errs = append(errs, c.Close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+type closerFunc func() error
+
+func (f closerFunc) Close() error { return f() }
+
+// countingReader counts the bytes read through it and, when limit > 0, fails
+// once more than limit bytes have gone through.
+type countingReader struct {
+	r     io.Reader
+	n     int64
+	limit int64
+	hit   bool
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	if c.limit > 0 && int64(len(p)) > c.limit-c.n+1 {
+		p = p[:c.limit-c.n+1]
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.limit > 0 && c.n > c.limit {
+		c.hit = true
+		return n, errTotalLimit
+	}
+	return n, err
+}
+
+var errTotalLimit = errors.New("total size limit reached")
+
+var zstdMagic = []byte{0x28, 0xb5, 0x2f, 0xfd}
+
+func sniff(b []byte) (Format, bool) {
+	switch {
+	case bytes.HasPrefix(b, zstdMagic):
+		return FormatTarZstd, true
+	case len(b) >= 4 && b[1] == 0x2a && b[2] == 0x4d && b[3] == 0x18 && b[0]&0xf0 == 0x50:
+		return FormatTarZstd, true // a zstd skippable frame
+	case bytes.HasPrefix(b, []byte{0x1f, 0x8b}):
+		return FormatTarGzip, true
+	case len(b) >= 262 && bytes.Equal(b[257:262], []byte("ustar")):
+		return FormatTar, true
+	}
+	return 0, false
+}
+
+func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error) {
+	opts = opts.withDefaults()
+	raw := &countingReader{r: src}
+	br := bufio.NewReaderSize(raw, 64<<10)
+	head, err := br.Peek(512)
+	if err != nil && len(head) == 0 {
+		if err == io.EOF {
+			return nil, fmt.Errorf("%s: empty file: %w", name, ErrUnknownFormat)
+		}
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	format, ok := sniff(head)
+	if !ok {
+		n := min(len(head), 8)
+		return nil, fmt.Errorf("%s: starts with % x: %w", name, head[:n], ErrUnknownFormat)
+	}
+	r := &Reader{name: name, format: format, opts: opts}
+	var stream io.Reader = br
+	switch format {
+	case FormatTarZstd:
+		zr, err := zstd.NewReader(br,
+			zstd.WithDecoderConcurrency(2),
+			zstd.WithDecoderMaxWindow(opts.MaxZstdWindow),
+			zstd.WithDecoderMaxMemory(uint64(opts.MaxTotalBytes)))
+		if err != nil {
+			return nil, fmt.Errorf("%s: zstd: %w", name, err)
+		}
+		stream = zr
+		r.closer = closerFunc(func() error { zr.Close(); return nil })
+	case FormatTarGzip:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, &DamageError{Archive: name, Offset: raw.n, Err: fmt.Errorf("gzip: %w", err)}
+		}
+		stream = zr
+		r.closer = zr
+	}
+	tr := &tarWalker{
+		name: name,
+		opts: opts,
+		raw:  raw,
+		dec:  &countingReader{r: stream, limit: opts.MaxTotalBytes},
+	}
+	tr.tr = tar.NewReader(tr.dec)
+	r.next = tr.next
+	return r, nil
+}
+
+// tarWalker turns tar headers into entries.
+type tarWalker struct {
+	name   string
+	opts   Options
+	raw    *countingReader // archive bytes consumed
+	dec    *countingReader // tar stream bytes produced
+	tr     *tar.Reader
+	prefix string // wrapping top-level directory, with trailing slash
+	first  bool   // the first entry has been seen
+	last   string // the last entry handed out
+	cur    *tarEntryReader
+}
+
+func (w *tarWalker) damage(err error, between bool) error {
+	if w.dec.hit {
+		return &LimitError{Path: w.last, Limit: w.opts.MaxTotalBytes, Total: true}
+	}
+	if errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return &DamageError{Archive: w.name, Entry: w.last, Between: between,
+		Offset: w.raw.n, Decompressed: w.dec.n, Err: err}
+}
+
+func (w *tarWalker) next() (*Entry, error) {
+	for {
+		between := w.cur == nil || w.cur.done
+		hdr, err := w.tr.Next()
+		if err == io.EOF {
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, w.damage(err, between)
+		}
+		name, reason := cleanName(hdr.Name)
+		if reason != "" {
+			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: reason}
+		}
+		if !w.first {
+			w.first = true
+			w.prefix = wrappingDir(name, hdr.Typeflag == tar.TypeDir)
+		}
+		switch hdr.Typeflag {
+		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
+		case tar.TypeDir, tar.TypeXGlobalHeader:
+			continue
+		case tar.TypeSymlink:
+			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: fmt.Sprintf("symbolic link to %q", hdr.Linkname)}
+		case tar.TypeLink:
+			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: fmt.Sprintf("hard link to %q", hdr.Linkname)}
+		case tar.TypeChar, tar.TypeBlock:
+			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: "device file"}
+		case tar.TypeFifo:
+			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: "named pipe"}
+		default:
+			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: fmt.Sprintf("unsupported entry type %q", hdr.Typeflag)}
+		}
+		if w.prefix != "" {
+			name = strings.TrimPrefix(name, w.prefix)
+		}
+		w.last = name
+		w.cur = &tarEntryReader{w: w, path: name, remaining: w.opts.MaxEntryBytes}
+		return &Entry{Path: name, Class: Classify(name), Size: hdr.Size, ModTime: hdr.ModTime, r: w.cur}, nil
+	}
+}
+
+// tarEntryReader reads one entry, turning archive errors into *DamageError
+// and enforcing the per-entry limit.
+type tarEntryReader struct {
+	w         *tarWalker
+	path      string
+	remaining int64
+	done      bool
+	err       error
+}
+
+func (t *tarEntryReader) Read(p []byte) (int, error) {
+	if t.err != nil {
+		return 0, t.err
+	}
+	if t.remaining <= 0 {
+		// Is there more? Probe one byte.
+		var one [1]byte
+		n, err := t.w.tr.Read(one[:])
+		if n > 0 {
+			t.err = &LimitError{Path: t.path, Limit: t.w.opts.MaxEntryBytes}
+			return 0, t.err
+		}
+		return 0, t.fail(err)
+	}
+	if int64(len(p)) > t.remaining {
+		p = p[:t.remaining]
+	}
+	n, err := t.w.tr.Read(p)
+	t.remaining -= int64(n)
+	return n, t.fail(err)
+}
+
+func (t *tarEntryReader) fail(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case err == io.EOF:
+		t.done = true
+		return io.EOF
+	}
+	t.err = t.w.damage(err, false)
+	return t.err
+}
+
+// cleanName checks an archive entry name and returns it cleaned, or the
+// reason it is refused.
+func cleanName(name string) (string, string) {
+	switch {
+	case name == "":
+		return "", "empty name"
+	case strings.ContainsRune(name, 0):
+		return "", "NUL byte in name"
+	case strings.Contains(name, `\`):
+		return "", "backslash in name"
+	case strings.HasPrefix(name, "/"):
+		return "", "absolute path"
+	case len(name) >= 2 && name[1] == ':':
+		return "", "drive letter in path"
+	}
+	for _, part := range strings.Split(name, "/") {
+		if part == ".." {
+			return "", `".." path component`
+		}
+	}
+	clean := path.Clean(name)
+	if clean == "." {
+		return "", "names the archive root"
+	}
+	return clean, ""
+}
+
+// wrappingDir returns "dir/" when the archive's first entry shows the bundle
+// sits under a top-level directory, and "" when the bundle is at the root.
+func wrappingDir(first string, isDir bool) string {
+	top, _, nested := strings.Cut(first, "/")
+	if topLevelNames[top] || (!nested && !isDir) {
+		return ""
+	}
+	return top + "/"
+}
