@@ -1,0 +1,11 @@
+// Package analyze reads a bundle offline and applies rule files to it.
+//
+// Evidence is queried in the language its users already know: PromQL over
+// metrics scrapes, SQL over the system-table dumps (in an embedded SQLite),
+// gjson paths over Kubernetes objects, and RE2 regular expressions over logs
+// and other text. A rule's condition is an expr expression over its named
+// signals. The bundle is read in one streaming pass; the rules are evaluated
+// afterwards over what the pass gathered.
+//
+// analyze imports bundle, never collect.
+package analyze

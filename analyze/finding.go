@@ -1,0 +1,175 @@
+package analyze
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Severity ranks findings.
+type Severity int
+
+// Severities, lowest first.
+const (
+	SeverityInfo Severity = iota + 1
+	SeverityWarning
+	SeverityCritical
+)
+
+func (s Severity) String() string {
+	switch s {
+	case SeverityInfo:
+		return "info"
+	case SeverityWarning:
+		return "warning"
+	case SeverityCritical:
+		return "critical"
+	}
+	return fmt.Sprintf("Severity(%d)", int(s))
+}
+
+// ParseSeverity parses "info", "warning" or "critical".
+func ParseSeverity(s string) (Severity, error) {
+	switch s {
+	case "info":
+		return SeverityInfo, nil
+	case "warning":
+		return SeverityWarning, nil
+	case "critical":
+		return SeverityCritical, nil
+	}
+	return 0, fmt.Errorf("unknown severity %q (want critical, warning or info)", s)
+}
+
+// MarshalText makes severities read as words in JSON and YAML.
+func (s Severity) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText parses a severity word.
+func (s *Severity) UnmarshalText(b []byte) error {
+	v, err := ParseSeverity(string(b))
+	if err != nil {
+		return err
+	}
+	*s = v
+	return nil
+}
+
+// Status is a finding's status.
+type Status string
+
+// Finding statuses.
+const (
+	// StatusFiring: the rule's condition held.
+	StatusFiring Status = "firing"
+	// StatusInconclusive: the rule's inputs are absent from the bundle, or
+	// their collection failed, so it could not be decided.
+	StatusInconclusive Status = "inconclusive"
+)
+
+// Evidence is one piece of evidence behind a finding: a line of a file, a
+// metric series' value, a SQL row or a Kubernetes object field.
+type Evidence struct {
+	// Signal is the rule's signal that produced it.
+	Signal string `json:"signal"`
+	// Path is the bundle path it came from.
+	Path string `json:"path"`
+	// Line is the 1-based line number in Path; 0 when it has none (a metric,
+	// a SQL row, a JSON document).
+	Line int `json:"line,omitempty"`
+	// Text is a short excerpt: the log line, the series and value, the row.
+	Text string `json:"text"`
+	// Time is when it happened, when known.
+	Time time.Time `json:"time,omitzero"`
+	// Series and Value are set for metric evidence.
+	Series string   `json:"series,omitempty"`
+	Value  *float64 `json:"value,omitempty"`
+}
+
+// Finding is what a rule found.
+type Finding struct {
+	Rule     string   `json:"rule"`
+	Pattern  string   `json:"pattern"`
+	Severity Severity `json:"severity"`
+	Status   Status   `json:"status"`
+	Title    string   `json:"title"`
+	// Subject names what the finding is about: a pod, sink, source or
+	// materialized view, or "cluster". SubjectKind says which.
+	Subject     string     `json:"subject"`
+	SubjectKind string     `json:"subject_kind"`
+	Summary     string     `json:"summary"`
+	Evidence    []Evidence `json:"evidence"`
+	Remediation string     `json:"remediation"`
+	References  []string   `json:"references,omitempty"`
+	// Fingerprint is stable for the same rule and subject across bundles.
+	Fingerprint string `json:"fingerprint"`
+}
+
+// RuleStatus says what became of a rule on a bundle.
+type RuleStatus string
+
+// Rule statuses in a report.
+const (
+	RuleFired        RuleStatus = "fired"
+	RulePassed       RuleStatus = "passed"
+	RuleInconclusive RuleStatus = "inconclusive"
+	RuleSkipped      RuleStatus = "skipped" // outside its version range, or disabled
+	RuleError        RuleStatus = "error"   // evaluation failed; the reason says why
+)
+
+// RuleResult is one line of the report's rule list.
+type RuleResult struct {
+	ID     string     `json:"id"`
+	Status RuleStatus `json:"status"`
+	Reason string     `json:"reason,omitempty"`
+}
+
+// BundleInfo describes the analysed bundle in a report.
+type BundleInfo struct {
+	Path              string    `json:"path"`
+	Format            string    `json:"format"`
+	CollectedAt       time.Time `json:"collected_at,omitzero"`
+	Namespace         string    `json:"namespace,omitempty"`
+	Cluster           string    `json:"cluster,omitempty"`
+	RisingWaveVersion string    `json:"risingwave_version,omitempty"`
+	// HandMade is true when the bundle has no manifest.
+	HandMade bool `json:"hand_made"`
+	Complete bool `json:"complete"`
+	Files    int  `json:"files"`
+	// Problems are what could not be read: refused entries, damage, files
+	// that failed to parse. Analysis went on without them.
+	Problems []string `json:"problems"`
+}
+
+// Report is the result of analysing one bundle. Its JSON form is a stable
+// contract, documented in docs/report-schema.md.
+type Report struct {
+	SchemaVersion int          `json:"schema_version"`
+	Tool          string       `json:"tool"`
+	Bundle        BundleInfo   `json:"bundle"`
+	Findings      []Finding    `json:"findings"`
+	Rules         []RuleResult `json:"rules"`
+}
+
+// ReportSchemaVersion is the version of the JSON report schema.
+const ReportSchemaVersion = 1
+
+// MarshalJSON keeps empty lists as [] rather than null.
+func (r Report) MarshalJSON() ([]byte, error) {
+	type plain Report
+	p := plain(r)
+	if p.Findings == nil {
+		p.Findings = []Finding{}
+	}
+	for i := range p.Findings {
+		if p.Findings[i].Evidence == nil {
+			p.Findings[i].Evidence = []Evidence{}
+		}
+	}
+	if p.Rules == nil {
+		p.Rules = []RuleResult{}
+	}
+	if p.Bundle.Problems == nil {
+		p.Bundle.Problems = []string{}
+	}
+	return json.Marshal(p)
+}
