@@ -19,23 +19,23 @@ type Kind int
 
 // The kinds of file a bundle holds. KindUnknown files are kept and ignored.
 const (
-	KindUnknown        Kind = iota
-	KindManifest            // manifest.json
-	KindPods                // kubernetes/pods.json
-	KindEvents              // kubernetes/events.json
-	KindNodes               // kubernetes/nodes.json
-	KindKubeObjects         // kubernetes/<resource>.json, other resources
-	KindDescribe            // kubernetes/describe/pods/<pod>.txt
-	KindLog                 // logs/<pod>/<container>.log
-	KindPreviousLog         // logs/<pod>/<container>.previous.log
-	KindMetricsScrape       // metrics/<pod>/<unix-millis>.prom
-	KindPrometheusRange     // metrics/prometheus/<name>.json
-	KindSQLTable            // sql/<relation>.csv
-	KindSQLExplain          // sql/explain/<relation>.txt
-	KindDiagnoseReport      // diagnose/report.txt
-	KindAwaitTreeText       // diagnose/await-tree.txt
-	KindAwaitTreeJSON       // diagnose/await-tree.json
-	KindKafkaGroups         // kafka/consumer-groups.txt
+	KindUnknown         Kind = iota
+	KindManifest             // manifest.json
+	KindPods                 // kubernetes/pods.json
+	KindEvents               // kubernetes/events.json
+	KindNodes                // kubernetes/nodes.json
+	KindKubeObjects          // kubernetes/<resource>.json, other resources
+	KindDescribe             // kubernetes/describe/pods/<pod>.txt
+	KindLog                  // logs/<pod>/<container>.log
+	KindPreviousLog          // logs/<pod>/<container>.previous.log
+	KindMetricsScrape        // metrics/<pod>/<unix-millis>.prom
+	KindPrometheusRange      // metrics/prometheus/<name>.json
+	KindSQLTable             // sql/<relation>.csv
+	KindSQLExplain           // sql/explain/<relation>.txt
+	KindDiagnoseReport       // diagnose/report.txt
+	KindAwaitTreeText        // diagnose/await-tree.txt
+	KindAwaitTreeJSON        // diagnose/await-tree.json
+	KindKafkaGroups          // kafka/consumer-groups.txt
 	numKinds
 )
 

@@ -59,10 +59,10 @@ func (l *LineReader) Next() (line []byte, number int, cut bool, err error) {
 		return nil, l.line, false, err
 	}
 	// A line longer than the buffer: keep up to max bytes, drop the rest.
-	l.buf = append(l.buf[:0], frag...)
+	l.buf = l.keep(l.buf[:0], frag)
 	for err == bufio.ErrBufferFull {
 		frag, err = l.br.ReadSlice('\n')
-		l.buf = append(l.buf, frag[:min(max(l.max+2-len(l.buf), 0), len(frag))]...)
+		l.buf = l.keep(l.buf, frag[:min(max(l.max+2-len(l.buf), 0), len(frag))])
 	}
 	if err != nil {
 		l.err = err
@@ -78,6 +78,17 @@ func (l *LineReader) Next() (line []byte, number int, cut bool, err error) {
 		l.cut++
 	}
 	return line, l.line, cut, nil
+}
+
+// keep appends frag to buf, growing buf fourfold at a time but never past
+// the limit plus a line ending, so a long line costs few allocations.
+func (l *LineReader) keep(buf, frag []byte) []byte {
+	if need := len(buf) + len(frag); need > cap(buf) {
+		nb := make([]byte, len(buf), max(need, min(4*cap(buf), l.max+2)))
+		copy(nb, buf)
+		buf = nb
+	}
+	return append(buf, frag...)
 }
 
 // Cut returns how many lines were cut so far.

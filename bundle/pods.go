@@ -26,9 +26,14 @@ func Component(labels map[string]string) string {
 	return ""
 }
 
+// ClusterLabel is the pod label both the operator and the helm chart set to
+// the RisingWave cluster's name.
+const ClusterLabel = "risingwave/name"
+
 // Pod is the part of a pod object the bundle tooling needs.
 type Pod struct {
 	Name       string
+	Namespace  string
 	Component  string
 	Labels     map[string]string
 	Phase      string
@@ -51,8 +56,9 @@ func ParsePods(r io.Reader) ([]Pod, error) {
 	type pod struct {
 		Kind     string `json:"kind"`
 		Metadata struct {
-			Name   string            `json:"name"`
-			Labels map[string]string `json:"labels"`
+			Name      string            `json:"name"`
+			Namespace string            `json:"namespace"`
+			Labels    map[string]string `json:"labels"`
 		} `json:"metadata"`
 		Spec struct {
 			Containers []container `json:"containers"`
@@ -75,7 +81,7 @@ func ParsePods(r io.Reader) ([]Pod, error) {
 	}
 	pods := make([]Pod, 0, len(items))
 	for _, it := range items {
-		p := Pod{Name: it.Metadata.Name, Labels: it.Metadata.Labels, Component: Component(it.Metadata.Labels), Phase: it.Status.Phase}
+		p := Pod{Name: it.Metadata.Name, Namespace: it.Metadata.Namespace, Labels: it.Metadata.Labels, Component: Component(it.Metadata.Labels), Phase: it.Status.Phase}
 		for _, c := range it.Spec.Containers {
 			p.Containers = append(p.Containers, c.Name)
 		}

@@ -229,10 +229,12 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 	var stream io.Reader = br
 	switch format {
 	case FormatTarZstd:
+		// No WithDecoderMaxMemory: when streaming it caps the window, so a
+		// small MaxTotalBytes would refuse ordinary archives as damaged. The
+		// total is counted below, on the decoded stream.
 		zr, err := zstd.NewReader(br,
 			zstd.WithDecoderConcurrency(2),
-			zstd.WithDecoderMaxWindow(opts.MaxZstdWindow),
-			zstd.WithDecoderMaxMemory(uint64(opts.MaxTotalBytes)))
+			zstd.WithDecoderMaxWindow(opts.MaxZstdWindow))
 		if err != nil {
 			return nil, fmt.Errorf("%s: zstd: %w", name, err)
 		}
@@ -268,17 +270,25 @@ type tarWalker struct {
 	first  bool   // the first entry has been seen
 	last   string // the last entry handed out
 	cur    *tarEntryReader
+	err    error // the fatal error, once there is one
 }
 
+// damage turns an error from the tar stream into the fatal error, once: the
+// entry's Read and every later Next return the same value.
 func (w *tarWalker) damage(err error, between bool) error {
+	if w.err != nil {
+		return w.err
+	}
 	if w.dec.hit {
-		return &LimitError{Path: w.last, Limit: w.opts.MaxTotalBytes, Total: true}
+		w.err = &LimitError{Path: w.last, Limit: w.opts.MaxTotalBytes, Total: true}
+		return w.err
 	}
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
-	return &DamageError{Archive: w.name, Entry: w.last, Between: between,
+	w.err = &DamageError{Archive: w.name, Entry: w.last, Between: between,
 		Offset: w.raw.n, Decompressed: w.dec.n, Err: err}
+	return w.err
 }
 
 func (w *tarWalker) next() (*Entry, error) {

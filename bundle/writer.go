@@ -51,8 +51,10 @@ func NewWriter(dest string, opts WriterOptions) (*Writer, error) {
 		opts.Format = FormatTarZstd
 	}
 	if opts.Root != "" {
-		if clean, reason := cleanName(opts.Root); reason != "" || strings.Contains(clean, "/") {
-			return nil, fmt.Errorf("bundle root %q: must be a single directory name", opts.Root)
+		// A root the reader would take for part of the layout ("logs") would
+		// not be stripped when the bundle is read back.
+		if clean, reason := cleanName(opts.Root); reason != "" || clean != opts.Root || strings.Contains(clean, "/") || topLevelNames[clean] {
+			return nil, fmt.Errorf("bundle root %q: must be a single directory name, not one of the bundle's own", opts.Root)
 		}
 	}
 	stage, err := os.MkdirTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".stage-*")

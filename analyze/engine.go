@@ -1,0 +1,503 @@
+package analyze
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"math"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// ToolName is written into reports.
+var ToolName = "rwdiag"
+
+// Analyze reads the bundle once and evaluates the rules over it.
+func Analyze(ctx context.Context, path string, rules []*Rule, opts bundle.Options) (*Report, error) {
+	ev, err := Gather(ctx, path, rules, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	return Evaluate(ctx, ev, rules), nil
+}
+
+// Evaluate applies the rules to gathered evidence.
+func Evaluate(ctx context.Context, ev *Gathered, rules []*Rule) *Report {
+	rep := &Report{SchemaVersion: ReportSchemaVersion, Tool: ToolName, Bundle: ev.Info}
+	for _, r := range rules {
+		findings, res := evaluateRule(ctx, ev, r)
+		rep.Findings = append(rep.Findings, findings...)
+		rep.Rules = append(rep.Rules, res)
+	}
+	rep.Sort()
+	return rep
+}
+
+// signalResult is a signal's rows, or why it has none.
+type signalResult struct {
+	rows      []Row
+	available bool
+	reason    string // why it is unavailable
+	collect   string // what to collect to make it available
+}
+
+func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleResult) {
+	res := RuleResult{ID: r.ID}
+	if v := ev.Info.RisingWaveVersion; !r.AppliesTo(v) {
+		res.Status, res.Reason = RuleSkipped, fmt.Sprintf("RisingWave %s is outside the rule's versions %q", v, r.Versions)
+		return nil, res
+	}
+	results := map[string]*signalResult{}
+	for _, s := range r.Signals {
+		sr, err := ev.evalSignal(ctx, s)
+		if err != nil {
+			res.Status, res.Reason = RuleError, fmt.Sprintf("signal %s: %v", s.Name, err)
+			return nil, res
+		}
+		results[s.Name] = sr
+	}
+
+	// Inconclusive when what the rule requires is absent.
+	avail := map[string]any{}
+	allAvail := true
+	for name, sr := range results {
+		avail[name] = sr.available
+		allAvail = allAvail && sr.available
+	}
+	ok := allAvail
+	if r.requires != nil {
+		v, err := expr.Run(r.requires, avail)
+		if err != nil {
+			res.Status, res.Reason = RuleError, fmt.Sprintf("requires: %v", err)
+			return nil, res
+		}
+		ok, _ = v.(bool)
+	}
+	if !ok {
+		reason, collect := missingInputs(r, results)
+		res.Status, res.Reason = RuleInconclusive, reason
+		f := r.finding("cluster", "cluster")
+		f.Status = StatusInconclusive
+		f.Summary = "Could not be decided: " + reason + "."
+		if collect != "" {
+			f.Summary += " To decide it, collect " + collect + "."
+		}
+		return []Finding{f}, res
+	}
+
+	env := map[string]any{}
+	for name, sr := range results {
+		env[name] = sr.rows
+	}
+	var findings []Finding
+	var err error
+	switch {
+	case r.subjectField != "":
+		findings, err = r.perSubject(env, results)
+	default:
+		findings, err = r.once(env, results)
+	}
+	if err != nil {
+		res.Status, res.Reason = RuleError, err.Error()
+		return nil, res
+	}
+	res.Status = RulePassed
+	if len(findings) > 0 {
+		res.Status = RuleFired
+	}
+	return findings, res
+}
+
+// perSubject evaluates the condition once for every value of the subject
+// field, with each signal's rows narrowed to that subject.
+func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) ([]Finding, error) {
+	field := r.subjectField
+	seen := map[string]bool{}
+	var subjects []string
+	for _, sr := range results {
+		for _, row := range sr.rows {
+			if v, ok := row[field]; ok && v != nil {
+				if s := fmt.Sprint(v); s != "" && !seen[s] {
+					seen[s] = true
+					subjects = append(subjects, s)
+				}
+			}
+		}
+	}
+	sort.Strings(subjects)
+	var out []Finding
+	for _, subj := range subjects {
+		senv := map[string]any{"subject": subj, "subject_kind": r.SubjectKind}
+		for name, sr := range results {
+			senv[name] = narrow(sr.rows, field, subj)
+		}
+		fired, err := runBool(r.condition, senv)
+		if err != nil {
+			return nil, fmt.Errorf("condition for %s %s: %w", r.SubjectKind, subj, err)
+		}
+		if !fired {
+			continue
+		}
+		f, err := r.fire(subj, senv)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// narrow keeps the rows about one subject. Signals whose rows do not carry
+// the subject field are cluster-wide and kept whole.
+func narrow(rows []Row, field, subj string) []Row {
+	has := false
+	for _, row := range rows {
+		if _, ok := row[field]; ok {
+			has = true
+			break
+		}
+	}
+	if !has {
+		return rows
+	}
+	out := []Row{}
+	for _, row := range rows {
+		if v, ok := row[field]; ok && fmt.Sprint(v) == subj {
+			out = append(out, row)
+		}
+	}
+	return out
+}
+
+// once evaluates the condition over the whole bundle; the subject is the
+// subject expression's result, or "cluster".
+func (r *Rule) once(env map[string]any, _ map[string]*signalResult) ([]Finding, error) {
+	env["subject"], env["subject_kind"] = "cluster", r.SubjectKind
+	fired, err := runBool(r.condition, env)
+	if err != nil || !fired {
+		return nil, err
+	}
+	subjects := []string{"cluster"}
+	if r.subjectExpr != nil {
+		v, err := expr.Run(r.subjectExpr, env)
+		if err != nil {
+			return nil, fmt.Errorf("subject.expr: %w", err)
+		}
+		subjects = subjectList(v)
+		if len(subjects) == 0 {
+			subjects = []string{"cluster"}
+		}
+	}
+	var out []Finding
+	for _, s := range subjects {
+		senv := make(map[string]any, len(env))
+		for k, v := range env {
+			senv[k] = v
+		}
+		senv["subject"] = s
+		f, err := r.fire(s, senv)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func subjectList(v any) []string {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case string:
+		if x == "" {
+			return nil
+		}
+		return []string{x}
+	case []string:
+		return x
+	case []any:
+		var out []string
+		for _, e := range x {
+			if s := fmt.Sprint(e); s != "" && e != nil {
+				out = append(out, s)
+			}
+		}
+		sort.Strings(out)
+		return out
+	}
+	return []string{fmt.Sprint(v)}
+}
+
+func runBool(p *vm.Program, env map[string]any) (bool, error) {
+	v, err := expr.Run(p, env)
+	if err != nil {
+		return false, err
+	}
+	b, _ := v.(bool)
+	return b, nil
+}
+
+func (r *Rule) finding(subject, kind string) Finding {
+	sum := sha256.Sum256([]byte(r.ID + "\x00" + subject))
+	return Finding{Rule: r.ID, Pattern: r.Pattern, Severity: r.Severity, Status: StatusFiring,
+		Title: r.Title, Subject: subject, SubjectKind: kind, Remediation: r.Remediation,
+		References: r.References, Fingerprint: hex.EncodeToString(sum[:8])}
+}
+
+// fire builds a firing finding: its values, summary and evidence.
+func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
+	kind := r.SubjectKind
+	if subject == "cluster" {
+		kind = "cluster"
+	}
+	f := r.finding(subject, kind)
+	values := map[string]any{}
+	for _, v := range r.values {
+		out, err := expr.Run(v.prog, env)
+		if err != nil {
+			return f, fmt.Errorf("values.%s for %s: %w", v.name, subject, err)
+		}
+		values[v.name] = out
+	}
+	data := make(map[string]any, len(env)+1)
+	for k, v := range env {
+		data[k] = v
+	}
+	data["values"] = values
+	var b strings.Builder
+	if err := r.summary.Execute(&b, data); err != nil {
+		return f, fmt.Errorf("summary for %s: %w", subject, err)
+	}
+	f.Summary = strings.TrimSpace(b.String())
+	names := r.evidence
+	if len(names) == 0 {
+		for _, s := range r.Signals {
+			names = append(names, s.Name)
+		}
+	}
+	for _, name := range names {
+		rows, _ := env[name].([]Row)
+		for _, row := range pickEvidence(rows, maxEvidencePerSignal) {
+			f.Evidence = append(f.Evidence, rowEvidence(name, row))
+		}
+	}
+	return f, nil
+}
+
+const maxEvidencePerSignal = 5
+
+// pickEvidence keeps the first two and the last rows up to n: the start of a
+// story and its latest state.
+func pickEvidence(rows []Row, n int) []Row {
+	if len(rows) <= n {
+		return rows
+	}
+	out := append([]Row{}, rows[:2]...)
+	return append(out, rows[len(rows)-(n-2):]...)
+}
+
+func rowEvidence(signal string, row Row) Evidence {
+	e := Evidence{Signal: signal}
+	e.Path, _ = row["path"].(string)
+	switch l := row["line"].(type) {
+	case int:
+		e.Line = l
+	case int64:
+		e.Line = int(l)
+	}
+	if t, ok := row["time"].(time.Time); ok {
+		e.Time = t.UTC()
+	}
+	if s, ok := row["series"].(string); ok {
+		e.Series = s
+		if v := toFloat(row["value"]); !math.IsNaN(v) {
+			e.Value = &v
+		}
+	}
+	switch {
+	case row["text"] != nil && fmt.Sprint(row["text"]) != "":
+		e.Text = fmt.Sprint(row["text"])
+	case e.Series != "" && e.Value != nil:
+		e.Text = e.Series + " = " + strconv.FormatFloat(*e.Value, 'g', 6, 64)
+	default:
+		e.Text = rowText(row)
+	}
+	return e
+}
+
+// rowText renders a row as "k=v, ..." in key order, skipping bookkeeping keys.
+func rowText(row Row) string {
+	keys := make([]string, 0, len(row))
+	for k := range row {
+		switch k {
+		case "path", "line", "time", "text", "series":
+			continue
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		v := fmt.Sprint(row[k])
+		if len(v) > 120 {
+			v = v[:117] + "..."
+		}
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// missingInputs explains which signals are unavailable and what to collect.
+func missingInputs(r *Rule, results map[string]*signalResult) (reason, collect string) {
+	var reasons, collects []string
+	seen := map[string]bool{}
+	for _, s := range r.Signals {
+		sr := results[s.Name]
+		if sr.available {
+			continue
+		}
+		reasons = append(reasons, fmt.Sprintf("%s: %s", s.Name, sr.reason))
+		if sr.collect != "" && !seen[sr.collect] {
+			seen[sr.collect] = true
+			collects = append(collects, sr.collect)
+		}
+	}
+	return strings.Join(reasons, "; "), strings.Join(collects, "; ")
+}
+
+// evalSignal runs one signal over the evidence. An error is a failure of the
+// query itself; absent inputs are an unavailable result, not an error.
+func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, error) {
+	switch s.Kind {
+	case SignalPromQL:
+		if ev.Metrics.Empty() {
+			return ev.unavailable("no metrics in the bundle",
+				"metrics scrapes (metrics/<pod>/<unix-millis>.prom: curl http://<pod>:<metrics-port>/metrics)",
+				func(e bundle.CollectError) bool { return e.Step == "metrics" }), nil
+		}
+		rows, err := ev.Metrics.Query(ctx, s.PromQL, ev.EvalTime())
+		if err != nil {
+			return nil, err
+		}
+		return &signalResult{rows: nonNil(rows), available: true}, nil
+	case SignalSQL:
+		var reasons []string
+		for _, q := range s.SQL {
+			if missing := ev.SQL.MissingTables(q); len(missing) > 0 {
+				for i, m := range missing {
+					missing[i] = bundle.SQLPath(m)
+				}
+				reasons = append(reasons, strings.Join(missing, ", ")+" not in the bundle")
+				continue
+			}
+			_, rows, err := ev.SQL.Query(ctx, q)
+			if err != nil {
+				// A column this RisingWave version lacks: try the fallback.
+				reasons = append(reasons, err.Error())
+				continue
+			}
+			ev.annotateSQL(q, rows)
+			return &signalResult{rows: nonNil(rows), available: true}, nil
+		}
+		return ev.unavailable(strings.Join(dedupe(reasons), "; "),
+			"the rw_catalog dumps (sql/<relation>.csv: psql --csv -c 'SELECT * FROM rw_catalog.<relation>')",
+			func(e bundle.CollectError) bool { return e.Step == "sql" }), nil
+	case SignalKube:
+		if !ev.Kube.Has(s.Kube.Resource) {
+			p := bundle.KubePath(s.Kube.Resource)
+			return ev.unavailable(p+" not in the bundle",
+				fmt.Sprintf("%s (kubectl get %s -n <namespace> -o json)", p, s.Kube.Resource),
+				func(e bundle.CollectError) bool { return e.Path == p || e.Target == s.Kube.Resource }), nil
+		}
+		rows, err := ev.Kube.Query(*s.Kube)
+		if err != nil {
+			return nil, err
+		}
+		return &signalResult{rows: nonNil(rows), available: true}, nil
+	case SignalLog:
+		rows, _, files := ev.Logs.Results(s.Log.Name)
+		if files == 0 {
+			var kinds []string
+			for _, k := range s.Log.Kinds {
+				kinds = append(kinds, k.String())
+			}
+			return ev.unavailable(fmt.Sprintf("no %s files in the bundle", strings.Join(kinds, " or ")),
+				"pod logs (logs/<pod>/<container>.log: kubectl logs <pod> -c <container> --timestamps, and --previous)",
+				func(e bundle.CollectError) bool { return e.Step == "logs" || e.Step == "diagnose" }), nil
+		}
+		out := make([]Row, 0, len(rows))
+		for _, row := range rows {
+			pod, _ := row["pod"].(string)
+			comp := ev.Component(pod)
+			if s.component != "" && comp != s.component {
+				continue
+			}
+			row["component"] = comp
+			out = append(out, row)
+		}
+		return &signalResult{rows: out, available: true}, nil
+	}
+	return nil, fmt.Errorf("unknown signal kind %q", s.Kind)
+}
+
+func (ev *Gathered) unavailable(reason, collect string, failed func(bundle.CollectError) bool) *signalResult {
+	if f := ev.collectionFailure(failed); f != "" {
+		reason += " (collection failed: " + f + ")"
+	}
+	return &signalResult{rows: []Row{}, reason: reason, collect: collect}
+}
+
+func nonNil(rows []Row) []Row {
+	if rows == nil {
+		return []Row{}
+	}
+	return rows
+}
+
+func dedupe(ss []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range ss {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
+
+// annotateSQL gives SQL rows a path (the first dumped table the query names)
+// and a text, for evidence.
+func (ev *Gathered) annotateSQL(q string, rows []Row) {
+	path := ""
+	loaded := map[string]bool{}
+	for _, t := range ev.SQL.Tables() {
+		loaded[t.Name] = true
+	}
+	for _, id := range identRE.FindAllString(q, -1) {
+		if loaded[id] {
+			path = bundle.SQLPath(id)
+			break
+		}
+	}
+	for _, row := range rows {
+		if _, ok := row["path"]; !ok && path != "" {
+			row["path"] = path
+		}
+		if _, ok := row["text"]; !ok {
+			row["text"] = rowText(row)
+		}
+	}
+}

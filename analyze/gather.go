@@ -1,0 +1,293 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// Gathered is what one streaming pass over a bundle gathered for a set of
+// rules: the stores each evidence language queries, and what could not be read.
+type Gathered struct {
+	Info     BundleInfo
+	Manifest *bundle.Manifest
+	Pods     []bundle.Pod
+	Metrics  *MetricStore
+	SQL      *SQLStore
+	Kube     *KubeStore
+	Logs     *LogScanner
+
+	// containers seen per pod in log paths, for pods missing from pods.json.
+	containers map[string][]string
+	components map[string]string
+	kinds      map[bundle.Kind]int
+}
+
+// maxKubeBytes bounds one kubernetes/*.json file held in memory.
+const maxKubeBytes = 512 << 20
+
+// Gather reads the bundle at path once, feeding each entry to the store that
+// the rules need it for. It fails only when the bundle cannot be opened at
+// all; damage and unreadable files are recorded in Info.Problems and the
+// pass goes on with what is readable.
+func Gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options) (*Gathered, error) {
+	r, err := bundle.Open(path, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+
+	names, allMetrics := map[string]bool{}, false
+	var queries []*LogQuery
+	for _, rule := range rules {
+		for _, s := range rule.Signals {
+			switch s.Kind {
+			case SignalPromQL:
+				allMetrics = allMetrics || s.allMetrics
+				for _, n := range s.metricNames {
+					names[n] = true
+				}
+			case SignalLog:
+				queries = append(queries, s.Log)
+			}
+		}
+	}
+	if allMetrics {
+		names = nil
+	}
+	sqlStore, err := NewSQLStore()
+	if err != nil {
+		return nil, err
+	}
+	ev := &Gathered{
+		Info:       BundleInfo{Path: path, Format: r.Format().String(), HandMade: true},
+		Metrics:    NewMetricStore(names),
+		SQL:        sqlStore,
+		Kube:       NewKubeStore(),
+		Logs:       NewLogScanner(queries),
+		containers: map[string][]string{},
+		kinds:      map[bundle.Kind]int{},
+	}
+	problem := func(format string, args ...any) {
+		ev.Info.Problems = append(ev.Info.Problems, fmt.Sprintf(format, args...))
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			problem("analysis interrupted: %v", err)
+			break
+		}
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			problem("%v", err)
+			if bundle.Fatal(err) {
+				break
+			}
+			continue
+		}
+		ev.Info.Files++
+		ev.kinds[e.Kind]++
+		if e.Container != "" && !slices.Contains(ev.containers[e.Pod], e.Container) {
+			ev.containers[e.Pod] = append(ev.containers[e.Pod], e.Container)
+		}
+		if err := ev.add(e); err != nil {
+			problem("%s: %v", e.Path, trimPathPrefix(err, e.Path))
+		}
+	}
+	ev.finish()
+	return ev, nil
+}
+
+// trimPathPrefix keeps messages from naming the same file twice.
+func trimPathPrefix(err error, p string) string {
+	return strings.TrimPrefix(err.Error(), p+": ")
+}
+
+func (ev *Gathered) add(e *bundle.Entry) error {
+	switch e.Kind {
+	case bundle.KindManifest:
+		m, err := bundle.DecodeManifest(e)
+		if err != nil {
+			return err
+		}
+		ev.Manifest = m
+	case bundle.KindPods, bundle.KindEvents, bundle.KindNodes, bundle.KindKubeObjects:
+		data, err := io.ReadAll(io.LimitReader(e, maxKubeBytes+1))
+		if err != nil {
+			return err
+		}
+		if len(data) > maxKubeBytes {
+			return fmt.Errorf("larger than %d bytes; not read", maxKubeBytes)
+		}
+		if err := ev.Kube.Add(e.Name, e.Path, bytes.NewReader(data)); err != nil {
+			return err
+		}
+		if e.Kind == bundle.KindPods {
+			pods, err := bundle.ParsePods(bytes.NewReader(data))
+			if err != nil {
+				return err
+			}
+			ev.Pods = pods
+		}
+	case bundle.KindMetricsScrape:
+		return ev.Metrics.AddScrape(e.Path, e.Pod, e.ScrapedAt, e)
+	case bundle.KindPrometheusRange:
+		return ev.Metrics.AddRange(e.Path, e)
+	case bundle.KindSQLTable:
+		return ev.SQL.LoadCSV(e.Name, e.Path, e)
+	}
+	if ev.Logs.Wants(e.Class) {
+		return ev.Logs.Scan(e.Path, e.Class, e)
+	}
+	return nil
+}
+
+// knownRoles are RisingWave's component names, which both installers also
+// use as container names.
+var knownRoles = []string{"meta", "compute", "frontend", "compactor", "standalone"}
+
+func (ev *Gathered) finish() {
+	ev.components = map[string]string{}
+	for _, p := range ev.Pods {
+		if p.Component != "" {
+			ev.components[p.Name] = p.Component
+		} else {
+			for _, c := range p.Containers {
+				if slices.Contains(knownRoles, c) {
+					ev.components[p.Name] = c
+					break
+				}
+			}
+		}
+	}
+	ev.Metrics.SetComponents(ev.Component)
+	if m := ev.Manifest; m != nil {
+		ev.Info.HandMade = false
+		ev.Info.Complete = m.Complete
+		ev.Info.CollectedAt = m.CollectedAt
+		ev.Info.Namespace = m.Namespace
+		ev.Info.Cluster = m.Cluster
+		ev.Info.RisingWaveVersion = m.RisingWaveVersion
+		if !m.Complete {
+			reason := m.IncompleteReason
+			if reason == "" {
+				reason = "no reason recorded"
+			}
+			ev.Info.Problems = append(ev.Info.Problems, "collection incomplete: "+reason)
+		}
+	} else {
+		ev.Info.Complete = true
+	}
+	if ev.Info.RisingWaveVersion == "" {
+		ev.Info.RisingWaveVersion = ev.detectVersion()
+	}
+}
+
+// Component names the RisingWave component of a pod: from its labels in
+// pods.json, else from its container names, else from its name.
+func (ev *Gathered) Component(pod string) string {
+	if c, ok := ev.components[pod]; ok {
+		return c
+	}
+	for _, c := range ev.containers[pod] {
+		if slices.Contains(knownRoles, c) {
+			return c
+		}
+	}
+	for _, role := range knownRoles {
+		if strings.Contains(pod, "-"+role+"-") || strings.HasSuffix(pod, "-"+role) {
+			return role
+		}
+	}
+	return ""
+}
+
+// detectVersion finds the RisingWave version where a hand-made bundle
+// records it: rw_worker_nodes, else the image tags in pods.json.
+func (ev *Gathered) detectVersion() string {
+	ctx := context.Background()
+	if len(ev.SQL.MissingTables("SELECT rw_version FROM rw_worker_nodes")) == 0 {
+		_, rows, err := ev.SQL.Query(ctx, "SELECT rw_version FROM rw_worker_nodes WHERE rw_version IS NOT NULL AND rw_version != '' GROUP BY rw_version ORDER BY count(*) DESC, rw_version DESC LIMIT 1")
+		if err == nil && len(rows) == 1 {
+			if v := normalizeVersion(fmt.Sprint(rows[0]["rw_version"])); v != "" {
+				return v
+			}
+		}
+	}
+	if ev.Kube.Has("pods") {
+		rows, err := ev.Kube.Query(KubeQuery{Resource: "pods", Path: "spec.containers.#.image"})
+		if err == nil {
+			counts := map[string]int{}
+			for _, r := range rows {
+				if s, ok := r["value"].(string); ok && strings.Contains(s, "risingwave") {
+					_, tag, ok := strings.Cut(s[strings.LastIndex(s, "/")+1:], ":")
+					if v := normalizeVersion(tag); ok && v != "" {
+						counts[v]++
+					}
+				}
+			}
+			best := ""
+			for v, n := range counts {
+				if best == "" || n > counts[best] || (n == counts[best] && v > best) {
+					best = v
+				}
+			}
+			return best
+		}
+	}
+	return ""
+}
+
+// normalizeVersion turns "v2.1.0", "2.1.0 (abc123)" or "v2.1.0-rc.1" into
+// a version string; "" when it holds none (e.g. "latest", "nightly-2026").
+func normalizeVersion(s string) string {
+	s = strings.TrimSpace(s)
+	s, _, _ = strings.Cut(s, " ")
+	s = strings.TrimPrefix(s, "v")
+	if s == "" || s[0] < '0' || s[0] > '9' {
+		return ""
+	}
+	return s
+}
+
+// Close releases the SQL database.
+func (ev *Gathered) Close() error {
+	if ev.SQL != nil {
+		return ev.SQL.Close()
+	}
+	return nil
+}
+
+// EvalTime is the time metric queries are evaluated at: the last sample.
+func (ev *Gathered) EvalTime() time.Time {
+	_, last := ev.Metrics.Span()
+	return last
+}
+
+// collectionFailure returns what the manifest says about a failed collection
+// step that would have produced the evidence, or "".
+func (ev *Gathered) collectionFailure(match func(e bundle.CollectError) bool) string {
+	if ev.Manifest == nil {
+		return ""
+	}
+	var msgs []string
+	for _, e := range ev.Manifest.Errors {
+		if match(e) {
+			msgs = append(msgs, fmt.Sprintf("%s %s: %s", e.Step, e.Target, e.Error))
+		}
+	}
+	sort.Strings(msgs)
+	return strings.Join(msgs, "; ")
+}
+
+var errUnavailable = errors.New("unavailable")

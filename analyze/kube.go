@@ -1,0 +1,590 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// KubeQuery selects Kubernetes objects from kubernetes/<resource>.json and
+// evaluates a gjson path on each.
+type KubeQuery struct {
+	// Resource names the file: "pods", "events", "nodes", "statefulsets",
+	// "risingwaves", ...
+	Resource string
+	// Component, when set, keeps the objects of that RisingWave component
+	// (see bundle.Component). An event's component is its involved pod's.
+	Component string
+	// Labels must all match the object's metadata.labels; for an event,
+	// its involved pod's.
+	Labels map[string]string
+	// Path is evaluated on each object; "" is the object itself. No result,
+	// no row; an array, a row per element.
+	Path string
+	// Fields are extra row fields, name -> gjson path, evaluated on the
+	// path's result when it is an object, else on the object. The fields
+	// every row has (name, namespace, kind, component, pod, path, value,
+	// text; time and count for events) win over Fields of the same name.
+	Fields map[string]string
+}
+
+// maxKubeDocBytes bounds one kubernetes/*.json file held in memory.
+const maxKubeDocBytes = 512 << 20
+
+// KubeStore holds the Kubernetes objects of a bundle as raw JSON and answers
+// KubeQuery with gjson.
+type KubeStore struct {
+	docs map[string][]kubeDoc
+	pods map[string]kubePod // "<namespace>/<name>" -> pod, for events; nil until needed
+}
+
+type kubeDoc struct {
+	path, json string
+}
+
+type kubePod struct {
+	component string
+	labels    map[string]string
+}
+
+// NewKubeStore returns an empty store.
+func NewKubeStore() *KubeStore {
+	return &KubeStore{docs: map[string][]kubeDoc{}}
+}
+
+// Add keeps `kubectl get <resource> -o json` output read from r, bundle path
+// path: a List (kind List, PodList, ...), a single object, or a JSON array of
+// objects. Invalid JSON is an error naming the path. Adding a resource twice
+// keeps the objects of both.
+func (k *KubeStore) Add(resource, path string, r io.Reader) error {
+	var sb strings.Builder
+	if _, err := io.Copy(&sb, io.LimitReader(r, maxKubeDocBytes+1)); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if sb.Len() > maxKubeDocBytes {
+		return fmt.Errorf("%s: larger than %d bytes; not read", path, maxKubeDocBytes)
+	}
+	doc := sb.String()
+	if !gjson.Valid(doc) {
+		return fmt.Errorf("%s: invalid JSON", path)
+	}
+	if p := gjson.Parse(doc); !p.IsObject() && !p.IsArray() {
+		return fmt.Errorf("%s: not a Kubernetes object or list", path)
+	}
+	k.docs[resource] = append(k.docs[resource], kubeDoc{path: path, json: doc})
+	if resource == "pods" {
+		k.pods = nil
+	}
+	return nil
+}
+
+// Has reports whether kubernetes/<resource>.json was added.
+func (k *KubeStore) Has(resource string) bool { return len(k.docs[resource]) > 0 }
+
+// Query returns a row per selected object, or per element when the path's
+// result is an array. A row holds "name", "namespace", "kind", "component",
+// "pod" (the pod's name, or an event's involved pod), "path" (the bundle
+// file), "value" (the path's result: float64, string, bool, nil, []any or
+// map[string]any), each of q.Fields, and "text", a one-line description for
+// evidence. Events also have "time" (lastTimestamp, else eventTime, else
+// firstTimestamp) and "count" (int). A resource that was not added yields
+// no rows; ask Has to tell that apart.
+func (k *KubeStore) Query(q KubeQuery) ([]Row, error) {
+	if q.Path != "" {
+		if err := CheckGJSONPath(q.Path); err != nil {
+			return nil, fmt.Errorf("kube path %q: %w", q.Path, err)
+		}
+	}
+	fieldNames := slices.Sorted(maps.Keys(q.Fields))
+	for _, f := range fieldNames {
+		if err := CheckGJSONPath(q.Fields[f]); err != nil {
+			return nil, fmt.Errorf("kube field %s %q: %w", f, q.Fields[f], err)
+		}
+	}
+	var rows []Row
+	for _, d := range k.docs[q.Resource] {
+		root := gjson.Parse(d.json)
+		defaultKind := listItemKind(root.Get("kind").String(), q.Resource)
+		for _, obj := range kubeItems(root) {
+			o := k.object(obj, q.Resource, defaultKind)
+			if q.Component != "" && o.component != q.Component {
+				continue
+			}
+			if !labelsMatch(o.labels, q.Labels) {
+				continue
+			}
+			base := Row{"name": o.name, "namespace": o.namespace, "kind": o.kind, "component": o.component, "pod": o.pod, "path": d.path}
+			if o.event {
+				base["time"] = eventTime(obj)
+				base["count"] = int(obj.Get("count").Int())
+			}
+			res := obj
+			if q.Path != "" {
+				res = obj.Get(q.Path)
+			}
+			if !res.Exists() {
+				continue
+			}
+			if !res.IsArray() {
+				rows = append(rows, kubeRow(base, o, obj, res, -1, q, fieldNames))
+				continue
+			}
+			for i, el := range res.Array() {
+				rows = append(rows, kubeRow(base, o, obj, el, i, q, fieldNames))
+			}
+		}
+	}
+	return rows, nil
+}
+
+// kubeObject is what a row says of its object.
+type kubeObject struct {
+	name, namespace, kind, component, pod string
+	labels                                map[string]string
+	event                                 bool
+	subject                               string // "pod rw-compute-0", "event Warning BackOff pod/rw-compute-0 (x3): ..."
+}
+
+func (k *KubeStore) object(obj gjson.Result, resource, defaultKind string) kubeObject {
+	o := kubeObject{
+		name:      obj.Get("metadata.name").String(),
+		namespace: obj.Get("metadata.namespace").String(),
+		kind:      obj.Get("kind").String(),
+		labels:    stringMap(obj.Get("metadata.labels")),
+	}
+	if o.kind == "" {
+		o.kind = defaultKind
+	}
+	o.subject = strings.ToLower(o.kind)
+	if o.subject == "" {
+		o.subject = resource
+	}
+	o.subject += " " + o.name
+	switch {
+	case o.kind == "Event" || (o.kind == "" && resource == "events"):
+		o.event = true
+		inv := obj.Get("involvedObject")
+		if inv.Get("kind").String() == "Pod" {
+			o.pod = inv.Get("name").String()
+			ns := inv.Get("namespace").String()
+			if ns == "" {
+				ns = o.namespace
+			}
+			p := k.pod(ns, o.pod)
+			o.component, o.labels = p.component, p.labels
+		}
+		o.subject = eventSubject(obj)
+	case o.kind == "Pod" || (o.kind == "" && resource == "pods"):
+		o.pod = o.name
+		o.component = objectComponent(o.labels, obj.Get("spec.containers"))
+	default:
+		o.component = objectComponent(o.labels, obj.Get("spec.template.spec.containers"))
+	}
+	return o
+}
+
+// pod looks a pod up in pods.json, indexing it on first use.
+func (k *KubeStore) pod(namespace, name string) kubePod {
+	if k.pods == nil {
+		k.pods = map[string]kubePod{}
+		for _, d := range k.docs["pods"] {
+			for _, obj := range kubeItems(gjson.Parse(d.json)) {
+				labels := stringMap(obj.Get("metadata.labels"))
+				key := obj.Get("metadata.namespace").String() + "/" + obj.Get("metadata.name").String()
+				k.pods[key] = kubePod{component: objectComponent(labels, obj.Get("spec.containers")), labels: labels}
+			}
+		}
+	}
+	if p, ok := k.pods[namespace+"/"+name]; ok {
+		return p
+	}
+	// Events and pods may disagree on whether a namespace is recorded.
+	for key, p := range k.pods {
+		if _, n, _ := strings.Cut(key, "/"); n == name {
+			return p
+		}
+	}
+	return kubePod{}
+}
+
+// objectComponent is the component the labels name, else the first
+// container named after a RisingWave role (both installers name containers
+// so).
+func objectComponent(labels map[string]string, containers gjson.Result) string {
+	if c := bundle.Component(labels); c != "" {
+		return c
+	}
+	comp := ""
+	containers.ForEach(func(_, c gjson.Result) bool {
+		if n := c.Get("name").String(); slices.Contains(kubeRoles, n) {
+			comp = n
+			return false
+		}
+		return true
+	})
+	return comp
+}
+
+// kubeRoles are the container names that are RisingWave roles.
+var kubeRoles = []string{"meta", "compute", "frontend", "compactor", "standalone"}
+
+// kubeItems returns the objects of a document: a list's items, an array's
+// elements, or the object itself.
+func kubeItems(root gjson.Result) []gjson.Result {
+	if root.IsArray() {
+		return root.Array()
+	}
+	if items := root.Get("items"); items.IsArray() {
+		return items.Array()
+	}
+	if kind := root.Get("kind").String(); strings.HasSuffix(kind, "List") {
+		return nil
+	}
+	if root.IsObject() && (root.Get("kind").Exists() || root.Get("metadata").Exists()) {
+		return []gjson.Result{root}
+	}
+	return nil
+}
+
+// listItemKind guesses the kind of a list's items that do not say.
+func listItemKind(listKind, resource string) string {
+	if k := strings.TrimSuffix(listKind, "List"); k != "" && k != listKind {
+		return k
+	}
+	switch resource {
+	case "pods":
+		return "Pod"
+	case "events":
+		return "Event"
+	case "nodes":
+		return "Node"
+	case "risingwaves":
+		return "RisingWave"
+	}
+	return ""
+}
+
+func stringMap(r gjson.Result) map[string]string {
+	if !r.IsObject() {
+		return nil
+	}
+	m := map[string]string{}
+	r.ForEach(func(k, v gjson.Result) bool {
+		m[k.Str] = v.String()
+		return true
+	})
+	return m
+}
+
+func labelsMatch(have, want map[string]string) bool {
+	for k, v := range want {
+		if got, ok := have[k]; !ok || got != v {
+			return false
+		}
+	}
+	return true
+}
+
+// eventTime is when an event last happened.
+func eventTime(ev gjson.Result) time.Time {
+	for _, p := range []string{"lastTimestamp", "eventTime", "series.lastObservedTime", "firstTimestamp"} {
+		if v := ev.Get(p); v.Type == gjson.String && v.Str != "" {
+			if t, err := time.Parse(time.RFC3339Nano, v.Str); err == nil {
+				return t
+			}
+		}
+	}
+	return time.Time{}
+}
+
+func eventSubject(ev gjson.Result) string {
+	var b strings.Builder
+	b.WriteString("event")
+	for _, p := range []string{"type", "reason"} {
+		if v := ev.Get(p).String(); v != "" {
+			b.WriteString(" " + v)
+		}
+	}
+	inv := ev.Get("involvedObject")
+	if n := inv.Get("name").String(); n != "" {
+		b.WriteString(" " + strings.ToLower(inv.Get("kind").String()) + "/" + n)
+	}
+	if c := ev.Get("count").Int(); c > 1 {
+		fmt.Fprintf(&b, " (x%d)", c)
+	}
+	if m := ev.Get("message").String(); m != "" {
+		b.WriteString(": " + cutUTF8(strings.Join(strings.Fields(m), " "), 200))
+	}
+	return b.String()
+}
+
+// kubeRow builds the row of one path result; i is its index when the path's
+// result is an array, else -1.
+func kubeRow(base Row, o kubeObject, obj, el gjson.Result, i int, q KubeQuery, fieldNames []string) Row {
+	r := make(Row, len(base)+len(fieldNames)+2)
+	target := obj
+	if el.IsObject() {
+		target = el
+	}
+	for _, f := range fieldNames {
+		if v := target.Get(q.Fields[f]); v.Exists() {
+			r[f] = v.Value()
+		} else {
+			r[f] = nil
+		}
+	}
+	maps.Copy(r, base)
+	r["value"] = el.Value()
+	r["text"] = kubeText(o, el, i, q, r, fieldNames)
+	return r
+}
+
+// kubeText describes a row for evidence:
+//
+//	pod rw-prod-compute-0: status.containerStatuses[name=compute].lastState.terminated.reason = OOMKilled (exit_code=137, restarts=5)
+func kubeText(o kubeObject, el gjson.Result, i int, q KubeQuery, r Row, fieldNames []string) string {
+	var b strings.Builder
+	b.WriteString(o.subject)
+	shown := false
+	if q.Path != "" {
+		path, left := displayPath(q.Path, el, i)
+		b.WriteString(": " + path)
+		switch {
+		case left != "":
+			b.WriteString("." + left + " = " + formatValue(el.Get(left).Value()))
+			shown = true
+		case !el.IsObject() || len(fieldNames) == 0:
+			b.WriteString(" = " + formatValue(el.Value()))
+			shown = true
+		}
+	}
+	if len(fieldNames) > 0 {
+		var fs []string
+		for _, f := range fieldNames {
+			fs = append(fs, f+"="+formatValue(r[f]))
+		}
+		if shown {
+			b.WriteString(" (" + strings.Join(fs, ", ") + ")")
+		} else if q.Path != "" {
+			b.WriteString(": " + strings.Join(fs, ", "))
+		} else {
+			b.WriteString(" (" + strings.Join(fs, ", ") + ")")
+		}
+	}
+	return cutUTF8(b.String(), 500)
+}
+
+// displayPath renders a gjson path for people: queries become brackets, and
+// the component that produced an array element names it ("[name=compute]",
+// else its index). When that component is a query on a path ("#(a.b==1)#"),
+// left is that path, whose value on the element is worth showing.
+func displayPath(p string, el gjson.Result, i int) (path, left string) {
+	comps := splitGJSONPath(p)
+	elem := -1 // the component that yields elements
+	if i >= 0 {
+		for j, c := range comps {
+			if c == "#" || (strings.HasPrefix(c, "#(") || strings.HasPrefix(c, "#[")) && strings.HasSuffix(c, "#") {
+				elem = j
+			}
+		}
+	}
+	id := ""
+	if i >= 0 {
+		id = "[" + strconv.Itoa(i) + "]"
+		for _, key := range []string{"name", "type"} {
+			if v := el.Get(key); v.Type == gjson.String && v.Str != "" {
+				id = "[" + key + "=" + v.Str + "]"
+				break
+			}
+		}
+	}
+	var b strings.Builder
+	for j, c := range comps {
+		switch {
+		case j == elem && c != "#":
+			b.WriteString(id)
+			if j == len(comps)-1 {
+				left = queryLeft(c)
+			}
+		case j == elem:
+			b.WriteString("[*]")
+		case strings.HasPrefix(c, "#(") || strings.HasPrefix(c, "#["):
+			b.WriteString("[" + queryInner(c) + "]")
+		case c == "#":
+			b.WriteString("[*]")
+		default:
+			if j > 0 {
+				b.WriteByte('.')
+			}
+			b.WriteString(c)
+		}
+	}
+	if i >= 0 && elem < 0 {
+		b.WriteString(id)
+	}
+	return b.String(), left
+}
+
+// queryLeft returns the path a query component compares, "a.b" of
+// `#(a.b=="x")#`, or "".
+func queryLeft(c string) string {
+	inner := queryInner(c)
+	if i := strings.IndexAny(inner, "=!<>%"); i > 0 {
+		l := strings.TrimSpace(inner[:i])
+		if CheckGJSONPath(l) == nil && !strings.ContainsAny(l, "#@|()[]{}") {
+			return l
+		}
+	}
+	return ""
+}
+
+// queryInner returns the condition of a query component: `a=="x"` of
+// `#(a=="x")#`.
+func queryInner(c string) string {
+	inner := strings.TrimSuffix(c, "#")
+	if len(inner) < 3 {
+		return ""
+	}
+	return inner[2 : len(inner)-1]
+}
+
+// splitGJSONPath splits a path on the dots and pipes outside brackets and
+// quotes.
+func splitGJSONPath(p string) []string {
+	var out []string
+	depth, quoted, start := 0, false, 0
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		switch {
+		case c == '\\':
+			i++
+		case quoted:
+			if c == '"' {
+				quoted = false
+			}
+		case c == '"':
+			quoted = true
+		case c == '(' || c == '[' || c == '{':
+			depth++
+		case c == ')' || c == ']' || c == '}':
+			depth--
+		case depth == 0 && (c == '.' || c == '|'):
+			out = append(out, p[start:i])
+			start = i + 1
+		}
+	}
+	return append(out, p[start:])
+}
+
+// formatValue prints a row value for a description.
+func formatValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return cutUTF8(v, 200)
+	case float64:
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	case bool:
+		return strconv.FormatBool(v)
+	case int:
+		return strconv.Itoa(v)
+	case time.Time:
+		return v.Format(time.RFC3339)
+	}
+	return cutUTF8(strings.Join(strings.Fields(fmt.Sprint(v)), " "), 200)
+}
+
+// CheckGJSONPath checks a gjson path's syntax, as far as gjson has one: it is
+// not empty, its brackets, parentheses, braces and quotes balance, no
+// component is empty, and every modifier (@name) exists. gjson itself never
+// rejects a path, it just finds nothing; this catches the typos.
+func CheckGJSONPath(p string) error {
+	if p == "" {
+		return errors.New("empty path")
+	}
+	if strings.HasPrefix(p, "..") {
+		p = p[2:] // JSON Lines
+		if p == "" {
+			return errors.New("empty path after \"..\"")
+		}
+	}
+	var stack []byte
+	quoted := false
+	compStart := true // at the start of a component
+	for i := 0; i < len(p); i++ {
+		c := p[i]
+		if c < ' ' || c == 0x7f {
+			return fmt.Errorf("control character at offset %d", i)
+		}
+		if quoted {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				quoted = false
+			}
+			continue
+		}
+		atStart := compStart
+		compStart = false
+		switch c {
+		case '\\':
+			if i+1 >= len(p) {
+				return errors.New("path ends in a backslash")
+			}
+			i++
+		case '"':
+			if len(stack) == 0 {
+				return fmt.Errorf("quote outside a query at offset %d", i)
+			}
+			quoted = true
+		case '(', '[', '{':
+			stack = append(stack, c)
+		case ')', ']', '}':
+			open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
+			if len(stack) == 0 || stack[len(stack)-1] != open {
+				return fmt.Errorf("unbalanced %q at offset %d", c, i)
+			}
+			stack = stack[:len(stack)-1]
+		case '.', '|':
+			if len(stack) > 0 {
+				continue
+			}
+			if atStart {
+				return fmt.Errorf("empty component before %q at offset %d", c, i)
+			}
+			if i == len(p)-1 {
+				return fmt.Errorf("path ends in %q", c)
+			}
+			compStart = true
+		case '@':
+			if !atStart || len(stack) > 0 {
+				continue
+			}
+			j := i + 1
+			for j < len(p) && p[j] != '.' && p[j] != '|' && p[j] != ':' {
+				j++
+			}
+			if name := p[i+1 : j]; !gjson.ModifierExists(name, nil) {
+				return fmt.Errorf("unknown modifier @%s", name)
+			}
+		}
+	}
+	if quoted {
+		return errors.New("unterminated string")
+	}
+	if len(stack) > 0 {
+		return fmt.Errorf("unclosed %q", stack[len(stack)-1])
+	}
+	return nil
+}

@@ -1,0 +1,739 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"text/template"
+
+	"github.com/expr-lang/expr"
+	"github.com/expr-lang/expr/vm"
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	version "github.com/hashicorp/go-version"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// Problem is one defect in a rule file, with its position.
+type Problem struct {
+	File   string
+	Line   int
+	Column int
+	Rule   string // the rule's id, when known
+	Field  string // e.g. "signals.lag.promql"
+	Msg    string
+
+	yamlPath string // e.g. "rules[2].signals.lag.promql"
+}
+
+func (p *Problem) Error() string {
+	var b strings.Builder
+	b.WriteString(p.File)
+	if p.Line > 0 {
+		fmt.Fprintf(&b, ":%d:%d", p.Line, p.Column)
+	}
+	b.WriteString(": ")
+	if p.Rule != "" {
+		fmt.Fprintf(&b, "rule %q: ", p.Rule)
+	}
+	if p.Field != "" {
+		b.WriteString(p.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(p.Msg)
+	return b.String()
+}
+
+// Problems is every defect found while loading rules; loading reports them
+// all at once rather than stopping at the first.
+type Problems []*Problem
+
+func (ps Problems) Error() string {
+	msgs := make([]string, len(ps))
+	for i, p := range ps {
+		msgs[i] = p.Error()
+	}
+	return strings.Join(msgs, "\n")
+}
+
+// LoadPaths loads rule files and directories of rule files (*.yaml, *.yml;
+// files whose kind is RuleTest are skipped).
+func LoadPaths(paths []string) ([]*Rule, error) {
+	var rules []*Rule
+	var probs Problems
+	for _, p := range paths {
+		files, err := ruleFiles(p)
+		if err != nil {
+			probs = append(probs, &Problem{File: p, Msg: err.Error()})
+			continue
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				probs = append(probs, &Problem{File: f, Msg: err.Error()})
+				continue
+			}
+			rs, err := ParseRules(f, data)
+			rules = append(rules, rs...)
+			probs = appendProblems(probs, err)
+		}
+	}
+	probs = append(probs, duplicateIDs(rules)...)
+	if len(probs) > 0 {
+		return rules, probs
+	}
+	return rules, nil
+}
+
+// LoadFS loads every rule file of a file system, such as the embedded
+// built-in rules; names are given as prefix + path.
+func LoadFS(fsys fs.FS, prefix string) ([]*Rule, error) {
+	var rules []*Rule
+	var probs Problems
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !isYAML(p) {
+			return err
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		rs, err := ParseRules(prefix+p, data)
+		rules = append(rules, rs...)
+		probs = appendProblems(probs, err)
+		return nil
+	})
+	if err != nil {
+		probs = append(probs, &Problem{File: prefix, Msg: err.Error()})
+	}
+	probs = append(probs, duplicateIDs(rules)...)
+	if len(probs) > 0 {
+		return rules, probs
+	}
+	return rules, nil
+}
+
+// Merge lays extra rules over base ones: a rule with the same id replaces
+// the base rule. Rules whose ids are in disable are dropped; an id in
+// disable that names no rule is an error.
+func Merge(base, extra []*Rule, disable []string) ([]*Rule, error) {
+	byID := map[string]*Rule{}
+	var order []string
+	for _, set := range [][]*Rule{base, extra} {
+		for _, r := range set {
+			if _, seen := byID[r.ID]; !seen {
+				order = append(order, r.ID)
+			}
+			byID[r.ID] = r
+		}
+	}
+	var unknown []string
+	for _, id := range disable {
+		if _, ok := byID[id]; !ok {
+			unknown = append(unknown, id)
+		}
+		delete(byID, id)
+	}
+	var out []*Rule
+	for _, id := range order {
+		if r, ok := byID[id]; ok {
+			out = append(out, r)
+		}
+	}
+	if len(unknown) > 0 {
+		return out, fmt.Errorf("--disable names no loaded rule: %s", strings.Join(unknown, ", "))
+	}
+	return out, nil
+}
+
+func appendProblems(probs Problems, err error) Problems {
+	if err == nil {
+		return probs
+	}
+	var ps Problems
+	if errors.As(err, &ps) {
+		return append(probs, ps...)
+	}
+	return append(probs, &Problem{Msg: err.Error()})
+}
+
+func duplicateIDs(rules []*Rule) Problems {
+	var probs Problems
+	seen := map[string]*Rule{}
+	for _, r := range rules {
+		if first, dup := seen[r.ID]; dup {
+			probs = append(probs, &Problem{File: r.File, Rule: r.ID, Field: "id",
+				Msg: fmt.Sprintf("duplicate rule id, first defined in %s", first.File)})
+			continue
+		}
+		seen[r.ID] = r
+	}
+	return probs
+}
+
+func isYAML(p string) bool {
+	return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")
+}
+
+func ruleFiles(p string) ([]string, error) {
+	fi, err := os.Stat(p)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.IsDir() {
+		return []string{p}, nil
+	}
+	var files []string
+	err = filepath.WalkDir(p, func(f string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && f != p && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && isYAML(f) {
+			files = append(files, f)
+		}
+		return nil
+	})
+	sort.Strings(files)
+	return files, err
+}
+
+// ParseRules parses and compiles one rule file. A file whose kind is
+// RuleTest holds no rules and yields none.
+func ParseRules(name string, data []byte) ([]*Rule, error) {
+	l := &loader{file: name, pos: map[string]pos{}}
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, Problems{l.yamlProblem(err)}
+	}
+	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
+		return nil, Problems{{File: name, Msg: "want exactly one YAML document"}}
+	}
+	body := file.Docs[0].Body
+	if kind := topLevelString(body, "kind"); kind == KindRuleTest {
+		return nil, nil
+	}
+	var spec ruleSetSpec
+	l.walk(body, reflect.TypeOf(spec), "")
+	if err := yaml.NodeToValue(body, &spec); err != nil {
+		l.probs = append(l.probs, l.yamlProblem(err))
+		return nil, l.probs
+	}
+	// Name the rule in problems found by walk before the ids were known.
+	for _, p := range l.probs {
+		var i int
+		if _, err := fmt.Sscanf(p.yamlPath, "rules[%d]", &i); err == nil && i < len(spec.Rules) {
+			p.Rule = spec.Rules[i].ID
+		}
+	}
+	if spec.APIVersion != APIVersion {
+		l.add("", "apiVersion", "must be %q, not %q", APIVersion, spec.APIVersion)
+	}
+	if spec.Kind != KindRuleSet {
+		l.add("", "kind", "must be %q, not %q", KindRuleSet, spec.Kind)
+	}
+	if len(spec.Rules) == 0 && len(l.probs) == 0 {
+		l.add("", "rules", "no rules")
+	}
+	var rules []*Rule
+	for i, rs := range spec.Rules {
+		if r := l.compileRule(fmt.Sprintf("rules[%d]", i), rs); r != nil {
+			rules = append(rules, r)
+		}
+	}
+	if len(l.probs) > 0 {
+		return rules, l.probs
+	}
+	return rules, nil
+}
+
+type pos struct{ line, col int }
+
+type loader struct {
+	file  string
+	pos   map[string]pos // yaml path ("rules[0].signals.lag.promql") -> value position
+	probs Problems
+	rule  string
+}
+
+func (l *loader) yamlProblem(err error) *Problem {
+	p := &Problem{File: l.file, Msg: err.Error()}
+	// goccy's errors carry the position as "[line:col] msg".
+	msg := err.Error()
+	if m := yamlPosRE.FindStringSubmatch(msg); m != nil {
+		p.Line, _ = strconv.Atoi(m[1])
+		p.Column, _ = strconv.Atoi(m[2])
+		p.Msg = strings.TrimSpace(firstLineOf(msg[len(m[0]):]))
+	}
+	return p
+}
+
+var yamlPosRE = regexp.MustCompile(`^\[(\d+):(\d+)\]`)
+
+func firstLineOf(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}
+
+// add records a problem at the position of a YAML path under the current
+// rule's prefix.
+func (l *loader) add(prefix, field, format string, args ...any) {
+	full := joinPath(prefix, field)
+	p := &Problem{File: l.file, Rule: l.rule, Field: stripRulePrefix(full), Msg: fmt.Sprintf(format, args...), yamlPath: full}
+	// Find the nearest position: the field itself, else its parents.
+	for k := full; k != ""; k = parentPath(k) {
+		if ps, ok := l.pos[k]; ok {
+			p.Line, p.Column = ps.line, ps.col
+			break
+		}
+	}
+	l.probs = append(l.probs, p)
+}
+
+func parentPath(p string) string {
+	i := strings.LastIndexAny(p, ".[")
+	if i <= 0 {
+		return ""
+	}
+	return p[:i]
+}
+
+func nodePos(n ast.Node) pos {
+	if n == nil || n.GetToken() == nil || n.GetToken().Position == nil {
+		return pos{}
+	}
+	p := n.GetToken().Position
+	return pos{p.Line, p.Column}
+}
+
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+}
+
+func mappingValues(n ast.Node) ([]*ast.MappingValueNode, bool) {
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode:
+		return v.Values, true
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{v}, true
+	}
+	return nil, false
+}
+
+func topLevelString(body ast.Node, key string) string {
+	vals, _ := mappingValues(body)
+	for _, mv := range vals {
+		if mv.Key.String() == key {
+			return strings.Trim(mv.Value.String(), `"' `)
+		}
+	}
+	return ""
+}
+
+// walk records the position of every value and reports keys that the
+// target type does not have, all of them, before decoding.
+func (l *loader) walk(n ast.Node, t reflect.Type, path string) {
+	if n == nil {
+		return
+	}
+	n = unwrap(n)
+	l.pos[path] = nodePos(n)
+	if _, isNull := n.(*ast.NullNode); isNull {
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		vals, ok := mappingValues(n)
+		if !ok {
+			l.probAt(n, path, "want a mapping, got %s", nodeKind(n))
+			return
+		}
+		fields := map[string]reflect.Type{}
+		var names []string
+		for i := 0; i < t.NumField(); i++ {
+			tag, _, _ := strings.Cut(t.Field(i).Tag.Get("yaml"), ",")
+			if tag != "" && tag != "-" {
+				fields[tag] = t.Field(i).Type
+				names = append(names, tag)
+			}
+		}
+		for _, mv := range vals {
+			key := mv.Key.String()
+			ft, ok := fields[key]
+			if !ok {
+				l.probAt(mv.Key, joinPath(path, key), "unknown field %q (known: %s)", key, strings.Join(names, ", "))
+				continue
+			}
+			l.walk(mv.Value, ft, joinPath(path, key))
+		}
+	case reflect.Map:
+		vals, ok := mappingValues(n)
+		if !ok {
+			l.probAt(n, path, "want a mapping, got %s", nodeKind(n))
+			return
+		}
+		for _, mv := range vals {
+			l.walk(mv.Value, t.Elem(), joinPath(path, mv.Key.String()))
+		}
+	case reflect.Slice:
+		seq, ok := n.(*ast.SequenceNode)
+		if !ok {
+			l.probAt(n, path, "want a list, got %s", nodeKind(n))
+			return
+		}
+		for i, v := range seq.Values {
+			l.walk(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+		}
+	default:
+		if _, scalar := n.(ast.ScalarNode); !scalar {
+			l.probAt(n, path, "want a %s, got %s", t.Kind(), nodeKind(n))
+		}
+	}
+}
+
+func (l *loader) probAt(n ast.Node, path, format string, args ...any) {
+	ps := nodePos(n)
+	l.probs = append(l.probs, &Problem{File: l.file, Line: ps.line, Column: ps.col,
+		Field: stripRulePrefix(path), Msg: fmt.Sprintf(format, args...), yamlPath: path})
+}
+
+var rulePrefixRE = regexp.MustCompile(`^rules\[\d+\]\.?`)
+
+func stripRulePrefix(p string) string {
+	if s := rulePrefixRE.ReplaceAllString(p, ""); s != "" {
+		return s
+	}
+	return p
+}
+
+func joinPath(path, key string) string {
+	if path == "" {
+		return key
+	}
+	if key == "" {
+		return path
+	}
+	return path + "." + key
+}
+
+func nodeKind(n ast.Node) string {
+	switch n.(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "a mapping"
+	case *ast.SequenceNode:
+		return "a list"
+	}
+	return "a scalar"
+}
+
+var (
+	idRE     = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+	signalRE = regexp.MustCompile(`^[a-z_][a-z0-9_]*$`)
+)
+
+// reserved names cannot name a signal: the condition's environment has them.
+var reserved = map[string]bool{"subject": true, "subject_kind": true, "values": true, "bundle": true}
+
+func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
+	l.rule = rs.ID
+	before := len(l.probs)
+	for _, p := range l.probs {
+		if strings.HasPrefix(p.yamlPath, prefix+".") {
+			before-- // the walk found a defect in this rule: do not run it
+		}
+	}
+	r := &Rule{ID: rs.ID, Pattern: rs.Pattern, Title: strings.TrimSpace(rs.Title),
+		Description: strings.TrimSpace(rs.Description), Remediation: strings.TrimSpace(rs.Remediation),
+		References: rs.References, File: l.file, Versions: rs.Versions, evidence: rs.Evidence}
+	if !idRE.MatchString(rs.ID) {
+		l.add(prefix, "id", "%q is not a kebab-case id", rs.ID)
+	}
+	if !idRE.MatchString(rs.Pattern) {
+		l.add(prefix, "pattern", "%q is not a kebab-case pattern name", rs.Pattern)
+	}
+	sev, err := ParseSeverity(rs.Severity)
+	if err != nil {
+		l.add(prefix, "severity", "%v", err)
+	}
+	r.Severity = sev
+	for field, v := range map[string]string{"title": rs.Title, "condition": rs.Condition, "summary": rs.Summary, "remediation": rs.Remediation} {
+		if strings.TrimSpace(v) == "" {
+			l.add(prefix, field, "required")
+		}
+	}
+	if rs.Versions != "" {
+		c, err := version.NewConstraint(rs.Versions)
+		if err != nil {
+			l.add(prefix, "versions", "%v", err)
+		}
+		r.versions = c
+	}
+
+	// Signals.
+	if len(rs.Signals) == 0 {
+		l.add(prefix, "signals", "a rule needs at least one signal")
+	}
+	names := make([]string, 0, len(rs.Signals))
+	for name := range rs.Signals {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		sp := prefix + ".signals." + name
+		if !signalRE.MatchString(name) || reserved[name] {
+			l.add(prefix, "signals."+name, "signal names must be lower_snake_case identifiers other than %s", strings.Join(slices.Sorted(mapsKeys(reserved)), ", "))
+			continue
+		}
+		if s := l.compileSignal(sp, name, rs.Signals[name]); s != nil {
+			r.Signals = append(r.Signals, s)
+		}
+	}
+	for i, e := range rs.Evidence {
+		if _, ok := rs.Signals[e]; !ok {
+			l.add(prefix, fmt.Sprintf("evidence[%d]", i), "no signal named %q", e)
+		}
+	}
+
+	// Expressions.
+	env := conditionEnv(names)
+	if rs.Requires != "" {
+		availEnv := map[string]any{}
+		for _, n := range names {
+			availEnv[n] = false
+		}
+		r.requires = l.compileExpr(prefix, "requires", rs.Requires, availEnv, expr.AsBool())
+	}
+	r.condition = l.compileExpr(prefix, "condition", rs.Condition, env, expr.AsBool())
+	valueNames := make([]string, 0, len(rs.Values))
+	for n := range rs.Values {
+		valueNames = append(valueNames, n)
+	}
+	sort.Strings(valueNames)
+	for _, n := range valueNames {
+		if p := l.compileExpr(prefix, "values."+n, rs.Values[n], env); p != nil {
+			r.values = append(r.values, namedProgram{n, p})
+		}
+	}
+
+	// Subject.
+	r.SubjectKind = rs.Subject.Kind
+	switch {
+	case rs.Subject.Field != "" && rs.Subject.Expr != "":
+		l.add(prefix, "subject", "give either field or expr, not both")
+	case rs.Subject.Field != "":
+		r.subjectField = rs.Subject.Field
+	case rs.Subject.Expr != "":
+		r.subjectExpr = l.compileExpr(prefix, "subject.expr", rs.Subject.Expr, env)
+	}
+	if r.SubjectKind == "" {
+		if r.subjectField == "" && r.subjectExpr == nil {
+			r.SubjectKind = "cluster"
+		} else {
+			l.add(prefix, "subject.kind", "required with subject.field or subject.expr (pod, sink, source, materialized-view, ...)")
+		}
+	}
+
+	tmpl, err := template.New(rs.ID).Funcs(templateFuncs).Option("missingkey=zero").Parse(rs.Summary)
+	if err != nil {
+		l.add(prefix, "summary", "%v", err)
+	}
+	r.summary = tmpl
+
+	if len(l.probs) > before {
+		return nil
+	}
+	return r
+}
+
+func mapsKeys(m map[string]bool) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+func (l *loader) compileExpr(prefix, field, src string, env map[string]any, opts ...expr.Option) *vm.Program {
+	if strings.TrimSpace(src) == "" {
+		return nil
+	}
+	all := append([]expr.Option{expr.Env(env)}, exprFunctions()...)
+	all = append(all, opts...)
+	prog, err := expr.Compile(src, all...)
+	if err != nil {
+		l.add(prefix, field, "%s", oneLine(err.Error()))
+		return nil
+	}
+	return prog
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	// expr's errors draw a caret under the source on extra lines; keep the
+	// message and the caret line readable on one line.
+	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " | ")), " ")
+}
+
+// conditionEnv is the environment a condition, value or subject expression
+// is type-checked against.
+func conditionEnv(signals []string) map[string]any {
+	env := map[string]any{
+		"subject":      "",
+		"subject_kind": "",
+	}
+	for _, n := range signals {
+		env[n] = []Row{}
+	}
+	return env
+}
+
+var validLevels = map[string]bool{"": true, "TRACE": true, "DEBUG": true, "INFO": true, "WARN": true, "ERROR": true}
+
+func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
+	s := &Signal{Name: name, Description: ss.Description}
+	set := 0
+	if ss.PromQL != "" {
+		set++
+		s.Kind = SignalPromQL
+	}
+	if ss.SQL != "" {
+		set++
+		s.Kind = SignalSQL
+	}
+	if ss.Kube != nil {
+		set++
+		s.Kind = SignalKube
+	}
+	if ss.Log != nil {
+		set++
+		s.Kind = SignalLog
+	}
+	if set != 1 {
+		l.add(path, "", "give exactly one of promql, sql, kube or log")
+		return nil
+	}
+	if len(ss.SQLFallback) > 0 && s.Kind != SignalSQL {
+		l.add(path, "sql_fallback", "only with sql")
+	}
+	before := len(l.probs)
+	switch s.Kind {
+	case SignalPromQL:
+		s.PromQL = ss.PromQL
+		if err := CheckPromQL(ss.PromQL); err != nil {
+			l.add(path, "promql", "%s", oneLine(err.Error()))
+			break
+		}
+		names, all, err := MetricNames(ss.PromQL)
+		if err != nil {
+			l.add(path, "promql", "%s", oneLine(err.Error()))
+		}
+		s.metricNames, s.allMetrics = names, all
+	case SignalSQL:
+		s.SQL = append([]string{ss.SQL}, ss.SQLFallback...)
+		for i, q := range s.SQL {
+			field := "sql"
+			if i > 0 {
+				field = fmt.Sprintf("sql_fallback[%d]", i-1)
+			}
+			if err := CheckSQL(q); err != nil {
+				l.add(path, field, "%s", oneLine(err.Error()))
+			}
+		}
+	case SignalKube:
+		k := ss.Kube
+		if k.Resource == "" {
+			l.add(path, "kube.resource", "required (pods, events, nodes, statefulsets, ...)")
+		}
+		if err := CheckGJSONPath(k.Path); k.Path != "" && err != nil {
+			l.add(path, "kube.path", "%v", err)
+		}
+		for f, p := range k.Fields {
+			if err := CheckGJSONPath(p); err != nil {
+				l.add(path, "kube.fields."+f, "%v", err)
+			}
+		}
+		s.Kube = &KubeQuery{Resource: k.Resource, Component: k.Component, Labels: k.Labels, Path: k.Path, Fields: k.Fields}
+	case SignalLog:
+		lg := ss.Log
+		if lg.Regex == "" {
+			l.add(path, "log.regex", "required")
+		}
+		re, err := regexp.Compile(lg.Regex)
+		if err != nil {
+			l.add(path, "log.regex", "%v", err)
+		}
+		kinds, err := parseKinds(lg.Files)
+		if err != nil {
+			l.add(path, "log.files", "%v", err)
+		}
+		lvl := strings.ToUpper(lg.MinLevel)
+		if !validLevels[lvl] {
+			l.add(path, "log.min_level", "%q is not one of TRACE, DEBUG, INFO, WARN, ERROR", lg.MinLevel)
+		}
+		if lg.MaxRows < 0 {
+			l.add(path, "log.max_rows", "must not be negative")
+		}
+		s.Log = &LogQuery{Name: l.rule + "/" + name, Regex: re, Kinds: kinds, Container: lg.Container, MinLevel: lvl, MaxRows: lg.MaxRows}
+		s.component = lg.Component
+	}
+	if len(l.probs) > before {
+		return nil
+	}
+	return s
+}
+
+// logFileKinds are the kinds a log signal may read, by name.
+var logFileKinds = []bundle.Kind{
+	bundle.KindLog, bundle.KindPreviousLog, bundle.KindDescribe, bundle.KindDiagnoseReport,
+	bundle.KindAwaitTreeText, bundle.KindAwaitTreeJSON, bundle.KindKafkaGroups, bundle.KindSQLExplain,
+}
+
+func parseKinds(names []string) ([]bundle.Kind, error) {
+	if len(names) == 0 {
+		return []bundle.Kind{bundle.KindLog, bundle.KindPreviousLog}, nil
+	}
+	var kinds []bundle.Kind
+	for _, n := range names {
+		found := false
+		for _, k := range logFileKinds {
+			if k.String() == n {
+				kinds = append(kinds, k)
+				found = true
+			}
+		}
+		if !found {
+			var known []string
+			for _, k := range logFileKinds {
+				known = append(known, k.String())
+			}
+			return nil, fmt.Errorf("unknown file kind %q (known: %s)", n, strings.Join(known, ", "))
+		}
+	}
+	return kinds, nil
+}

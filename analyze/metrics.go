@@ -1,0 +1,1031 @@
+package analyze
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/prometheus/prometheus/model/histogram"
+	"github.com/prometheus/prometheus/model/labels"
+	"github.com/prometheus/prometheus/model/textparse"
+	"github.com/prometheus/prometheus/promql"
+	"github.com/prometheus/prometheus/promql/parser"
+	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb/chunkenc"
+	"github.com/prometheus/prometheus/tsdb/chunks"
+	"github.com/prometheus/prometheus/util/annotations"
+	"github.com/tidwall/gjson"
+)
+
+// maxMetricsFileSize caps one scrape or query_range file.
+const maxMetricsFileSize = 256 << 20
+
+// Limits of one PromQL evaluation. MaxSamples is Prometheus' default.
+const (
+	promqlMaxSamples = 50_000_000
+	promqlTimeout    = 2 * time.Minute
+)
+
+// MetricNames returns the metric names a PromQL query references, from the
+// __name__ equality matchers of its selectors, sorted. all is true when some
+// selector has no fixed name (`{job="x"}`, `{__name__=~"x.*"}`), so every
+// metric must be kept. Grafana's $__rate_interval, $__interval and $__range
+// are accepted, as in CheckPromQL.
+func MetricNames(query string) (names []string, all bool, err error) {
+	expr, err := parsePromQL(expandGrafanaVars(query, placeholderIntervals))
+	if err != nil {
+		return nil, false, err
+	}
+	seen := map[string]bool{}
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok {
+			return nil
+		}
+		name := ""
+		for _, m := range vs.LabelMatchers {
+			if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
+				name = m.Value
+				break
+			}
+		}
+		if name == "" {
+			all = true
+		} else if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+		return nil
+	})
+	slices.Sort(names)
+	return names, all, nil
+}
+
+// CheckPromQL parses a query, with Grafana's $__rate_interval, $__interval
+// and $__range standing for a placeholder duration, and returns the parse
+// error, whose message starts with the line:column it is at in the query.
+func CheckPromQL(query string) error {
+	_, err := parsePromQL(expandGrafanaVars(query, placeholderIntervals))
+	return err
+}
+
+// parsePromQL parses with the same (default, stable-only) options as the
+// engine in Query.
+func parsePromQL(q string) (parser.Expr, error) {
+	return parser.NewParser(parser.Options{}).ParseExpr(q)
+}
+
+// MetricStore holds metric samples in memory and evaluates PromQL over them
+// with the Prometheus engine. It is filled by AddScrape and AddRange, which
+// must not run concurrently with each other or with Query; once it is
+// filled, Query may be called concurrently.
+type MetricStore struct {
+	names     map[string]bool
+	component func(pod string) string
+	symbols   *labels.SymbolTable
+
+	series []*memSeries
+	index  map[uint64]*memSeries // by labels hash, chained through memSeries.next
+	// raw finds a scrape's series by its exposition text, per pod, so that
+	// a series seen before costs a map lookup instead of building labels.
+	raw        map[string]map[string]*memSeries
+	scrapes    map[string][]scrapeFile // by pod
+	rangeSteps []int64                 // sample spacing seen in query_range files, ms
+	nsamples   int
+	minT, maxT int64
+
+	mu       sync.Mutex // guards what prepare builds
+	dirty    bool       // something was added since prepare
+	sorted   []*memSeries
+	byName   map[string][]*memSeries
+	bounds   metricIntervals
+	engine   *promql.Engine
+	subqStep int64 // ms, default step of subqueries without one
+}
+
+type memSeries struct {
+	lset labels.Labels
+	hash uint64
+	next *memSeries
+	// Samples, in parallel; sorted by time with unique times once ordered
+	// is true.
+	ts      []int64
+	vs      []float64
+	ordered bool
+	scraped bool   // has samples from scrape files
+	src     string // the query_range file it first came from, if any
+}
+
+type scrapeFile struct {
+	t    int64
+	path string
+}
+
+// NewMetricStore returns an empty store that keeps only the series whose
+// metric name is in names; a nil map keeps everything. Names match series
+// names exactly, so a histogram or summary is kept series by series: a
+// query on x_bucket keeps x_bucket, and x_sum only if it is named too.
+func NewMetricStore(names map[string]bool) *MetricStore {
+	return &MetricStore{
+		names:   names,
+		symbols: labels.NewSymbolTable(),
+		index:   map[uint64]*memSeries{},
+		raw:     map[string]map[string]*memSeries{},
+		scrapes: map[string][]scrapeFile{},
+		minT:    math.MaxInt64,
+		maxT:    math.MinInt64,
+	}
+}
+
+func (s *MetricStore) wants(name string) bool {
+	return s.names == nil || s.names[name]
+}
+
+// AddScrape reads one Prometheus text-format scrape of pod, taken at `at`,
+// from r. Each sample is stamped with `at` unless it carries its own
+// timestamp, and gets the label pod=<pod> (an exposed pod label that
+// differs is kept as exported_pod, as Prometheus does). On malformed input
+// it returns an error naming path and line; the samples before it are kept.
+func (s *MetricStore) AddScrape(path, pod string, at time.Time, r io.Reader) error {
+	b, err := readMetricsFile(path, r)
+	if err != nil {
+		return err
+	}
+	atMs := at.UnixMilli()
+	s.scrapes[pod] = append(s.scrapes[pod], scrapeFile{t: atMs, path: path})
+	s.dirty = true
+	if len(b) == 0 {
+		return nil
+	}
+	// The parser appends a missing final newline to a copy; do it here so
+	// that what it returns points into b and tells the line.
+	if b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	var lineNos []int32
+	if s.names != nil {
+		b, lineNos = s.wantedLines(b)
+	}
+	p, err := textparse.New(b, "text/plain; version=0.0.4", s.symbols, textparse.ParserOptions{})
+	if p == nil {
+		return fmt.Errorf("parse %s: %w", path, err)
+	}
+	raw := s.raw[pod]
+	if raw == nil {
+		raw = map[string]*memSeries{}
+		s.raw[pod] = raw
+	}
+	var lset labels.Labels
+	last := -1 // offset in b of the last entry read, for error lines
+	for {
+		e, err := p.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			line := scrapeErrorLine(b, last)
+			if lineNos != nil {
+				line = int(lineNos[min(line, len(lineNos))-1])
+			}
+			return fmt.Errorf("%s:%d: %w", path, line, err)
+		}
+		switch e {
+		case textparse.EntrySeries:
+			ser, tp, v := p.Series()
+			last = offsetIn(b, ser, last)
+			ms := raw[string(ser)]
+			if ms == nil {
+				if name, ok := exposedName(ser); ok && !s.wants(string(name)) {
+					continue
+				}
+				p.Labels(&lset)
+				if !s.wants(lset.Get(labels.MetricName)) {
+					continue
+				}
+				ms = s.getOrCreate(s.podLabels(lset, pod))
+				ms.scraped = true
+				raw[string(ser)] = ms
+			}
+			t := atMs
+			if tp != nil {
+				t = *tp
+			}
+			s.append(ms, t, v)
+		case textparse.EntryType:
+			name, _ := p.Type()
+			last = offsetIn(b, name, last)
+		case textparse.EntryHelp:
+			name, _ := p.Help()
+			last = offsetIn(b, name, last)
+		case textparse.EntryComment:
+			last = offsetIn(b, p.Comment(), last)
+		}
+	}
+}
+
+// wantedLines keeps, moving them to the front of b, the lines the parser
+// needs when not every metric is wanted: the samples of wanted metrics,
+// every TYPE line (the type decides how le and quantile values are
+// normalised) and the lines whose metric name cannot be read without
+// parsing. The lexer is most of the cost of a scrape, and rules want a few
+// of its thousands of series. lineNos[i] is the line number in b of the
+// i-th line kept.
+func (s *MetricStore) wantedLines(b []byte) (kept []byte, lineNos []int32) {
+	w, n := 0, int32(0)
+	for r := 0; r < len(b); {
+		end := r + bytes.IndexByte(b[r:], '\n') + 1
+		if end == r { // no newline
+			end = len(b)
+		}
+		line := b[r:end]
+		n++
+		keep := true
+		switch line[0] {
+		case '#':
+			keep = bytes.HasPrefix(bytes.TrimLeft(line[1:], " \t"), []byte("TYPE"))
+		case '\n':
+			keep = false
+		default:
+			if name, ok := exposedName(line); ok {
+				keep = s.names[string(name)]
+			}
+		}
+		if keep {
+			w += copy(b[w:], line)
+			lineNos = append(lineNos, n)
+		}
+		r = end
+	}
+	return b[:w], lineNos
+}
+
+// exposedName returns the metric name at the start of a series' exposition
+// text, `name{...}` or `name`; ok is false when the name is not there
+// (quoted names inside the braces).
+func exposedName(ser []byte) (name []byte, ok bool) {
+	ser = bytes.TrimLeft(ser, " \t")
+	if len(ser) == 0 || ser[0] == '{' || ser[0] == '"' {
+		return nil, false
+	}
+	for i, c := range ser {
+		if c == '{' || c == ' ' || c == '\t' || c == '\n' {
+			return ser[:i], true
+		}
+	}
+	return ser, true
+}
+
+// offsetIn returns where sub starts in b when it is a slice of b, else
+// fallback.
+func offsetIn(b, sub []byte, fallback int) int {
+	if len(sub) == 0 {
+		return fallback
+	}
+	off := cap(b) - cap(sub)
+	if off < 0 || off >= len(b) || &b[off] != &sub[0] {
+		return fallback
+	}
+	return off
+}
+
+// scrapeErrorLine returns the 1-based line of a parse error: the first
+// non-blank line after the one holding offset last (-1: none read yet).
+func scrapeErrorLine(b []byte, last int) int {
+	line, i := 1, 0
+	if last >= 0 {
+		line += bytes.Count(b[:last], []byte{'\n'})
+		nl := bytes.IndexByte(b[last:], '\n')
+		if nl < 0 {
+			return line
+		}
+		i = last + nl + 1
+		line++
+	}
+	for i < len(b) {
+		nl := bytes.IndexByte(b[i:], '\n')
+		if nl < 0 || len(bytes.Trim(b[i:i+nl], " \t")) > 0 {
+			return line
+		}
+		i += nl + 1
+		line++
+	}
+	return line
+}
+
+// podLabels adds pod (and component, once known) to a scraped series.
+func (s *MetricStore) podLabels(lset labels.Labels, pod string) labels.Labels {
+	if pod == "" && s.component == nil {
+		return lset
+	}
+	lb := labels.NewBuilder(lset)
+	if pod != "" {
+		if old := lset.Get("pod"); old != "" && old != pod {
+			lb.Set("exported_pod", old)
+		}
+		lb.Set("pod", pod)
+	}
+	s.addComponent(lb)
+	return lb.Labels()
+}
+
+// addComponent sets the component label from the pod label, unless set.
+func (s *MetricStore) addComponent(lb *labels.Builder) bool {
+	if s.component == nil || lb.Get("component") != "" {
+		return false
+	}
+	pod := lb.Get("pod")
+	if pod == "" {
+		return false
+	}
+	c := s.component(pod)
+	if c == "" {
+		return false
+	}
+	lb.Set("component", c)
+	return true
+}
+
+func (s *MetricStore) getOrCreate(lset labels.Labels) *memSeries {
+	h := lset.Hash()
+	for ms := s.index[h]; ms != nil; ms = ms.next {
+		if labels.Equal(ms.lset, lset) {
+			return ms
+		}
+	}
+	ms := &memSeries{lset: lset, hash: h, next: s.index[h], ordered: true}
+	s.index[h] = ms
+	s.series = append(s.series, ms)
+	s.dirty = true
+	return ms
+}
+
+func (s *MetricStore) append(ms *memSeries, t int64, v float64) {
+	if n := len(ms.ts); n > 0 && t <= ms.ts[n-1] {
+		ms.ordered = false
+	}
+	ms.ts = append(ms.ts, t)
+	ms.vs = append(ms.vs, v)
+	s.nsamples++
+	s.minT = min(s.minT, t)
+	s.maxT = max(s.maxT, t)
+	s.dirty = true
+}
+
+// AddRange reads a Prometheus HTTP API query_range response (a matrix; an
+// instant vector is accepted too) and adds its series with their labels. A
+// series without a metric name is kept only when the store keeps
+// everything. On malformed input the samples before it are kept.
+func (s *MetricStore) AddRange(path string, r io.Reader) error {
+	b, err := readMetricsFile(path, r)
+	if err != nil {
+		return err
+	}
+	if !gjson.ValidBytes(b) {
+		return fmt.Errorf("parse %s: invalid JSON", path)
+	}
+	doc := gjson.ParseBytes(b)
+	if st := doc.Get("status").String(); st != "success" {
+		return fmt.Errorf("%s: query status %q: %s", path, st, doc.Get("error").String())
+	}
+	var key string
+	switch rt := doc.Get("data.resultType").String(); rt {
+	case "matrix":
+		key = "values"
+	case "vector":
+		key = "value"
+	default:
+		return fmt.Errorf("%s: result type %q, want matrix", path, rt)
+	}
+	var firstErr error
+	steps := false
+	doc.Get("data.result").ForEach(func(_, res gjson.Result) bool {
+		metric := res.Get("metric")
+		if !s.wants(metric.Get(labels.MetricName).String()) {
+			return true
+		}
+		var sb labels.ScratchBuilder
+		metric.ForEach(func(k, v gjson.Result) bool {
+			sb.Add(k.String(), v.String())
+			return true
+		})
+		sb.Sort()
+		lset := sb.Labels()
+		if s.component != nil {
+			lb := labels.NewBuilder(lset)
+			if s.addComponent(lb) {
+				lset = lb.Labels()
+			}
+		}
+		ms := s.getOrCreate(lset)
+		if ms.src == "" {
+			ms.src = path
+		}
+		points := res.Get(key)
+		if key == "value" {
+			points = gjson.Parse("[" + points.Raw + "]")
+		}
+		var prev int64
+		n := 0
+		points.ForEach(func(_, pt gjson.Result) bool {
+			a := pt.Array()
+			if len(a) != 2 || a[0].Type != gjson.Number {
+				firstErr = fmt.Errorf("%s: series %s: bad sample %s", path, metricSeriesString(lset), pt.Raw)
+				return false
+			}
+			v, err := strconv.ParseFloat(a[1].String(), 64)
+			if err != nil {
+				firstErr = fmt.Errorf("%s: series %s: %w", path, metricSeriesString(lset), err)
+				return false
+			}
+			t := int64(math.Round(a[0].Float() * 1000))
+			s.append(ms, t, v)
+			if !steps && n > 0 && t > prev {
+				s.rangeSteps = append(s.rangeSteps, t-prev)
+			}
+			prev = t
+			n++
+			return true
+		})
+		if n > 1 {
+			steps = true // the first series tells the file's step
+		}
+		return firstErr == nil
+	})
+	return firstErr
+}
+
+func readMetricsFile(path string, r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxMetricsFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(b) > maxMetricsFileSize {
+		return nil, fmt.Errorf("read %s: larger than %d MiB", path, maxMetricsFileSize>>20)
+	}
+	return b, nil
+}
+
+// SetComponents gives every series with a pod label, and no component label
+// of its own, component=<component(pod)> (none when it returns ""). It is
+// called once the whole bundle is read, since pods.json may come after the
+// metrics; series added later get the label as they come.
+func (s *MetricStore) SetComponents(component func(pod string) string) {
+	s.component = component
+	if component == nil {
+		return
+	}
+	changed := false
+	for _, ms := range s.series {
+		lb := labels.NewBuilder(ms.lset)
+		if s.addComponent(lb) {
+			ms.lset = lb.Labels()
+			ms.hash = ms.lset.Hash()
+			changed = true
+		}
+	}
+	if !changed {
+		return
+	}
+	// Rebuild the index; a relabelled series may now equal another one,
+	// which then takes its samples.
+	s.index = map[uint64]*memSeries{}
+	s.raw = map[string]map[string]*memSeries{}
+	kept := s.series[:0]
+	for _, ms := range s.series {
+		if dup := s.lookup(ms.lset, ms.hash); dup != nil {
+			dup.ts = append(dup.ts, ms.ts...)
+			dup.vs = append(dup.vs, ms.vs...)
+			dup.ordered = false
+			dup.scraped = dup.scraped || ms.scraped
+			if dup.src == "" {
+				dup.src = ms.src
+			}
+			continue
+		}
+		ms.next = s.index[ms.hash]
+		s.index[ms.hash] = ms
+		kept = append(kept, ms)
+	}
+	clear(s.series[len(kept):])
+	s.series = kept
+	s.dirty = true
+}
+
+func (s *MetricStore) lookup(lset labels.Labels, h uint64) *memSeries {
+	for ms := s.index[h]; ms != nil; ms = ms.next {
+		if labels.Equal(ms.lset, lset) {
+			return ms
+		}
+	}
+	return nil
+}
+
+// Empty reports whether the store holds no samples.
+func (s *MetricStore) Empty() bool { return s.nsamples == 0 }
+
+// Span returns the times of the earliest and the latest sample; zero times
+// when the store is empty.
+func (s *MetricStore) Span() (first, last time.Time) {
+	if s.nsamples == 0 {
+		return time.Time{}, time.Time{}
+	}
+	return time.UnixMilli(s.minT).UTC(), time.UnixMilli(s.maxT).UTC()
+}
+
+// SeriesCount returns the number of series held.
+func (s *MetricStore) SeriesCount() int { return len(s.series) }
+
+// SampleCount returns the number of samples held (before duplicates, which
+// the first Query drops, are counted out).
+func (s *MetricStore) SampleCount() int { return s.nsamples }
+
+// metricIntervals is what Grafana's variables stand for over a store.
+//
+//   - scrape is the median spacing of samples: between the consecutive
+//     scrape files of each pod, and in the query_range files; 0 when unknown.
+//   - span is the last sample's time minus the first's.
+//
+// Range selectors are left-open, (at-d, at], so the window that holds every
+// sample, `cover`, is span+1ms.
+//
+//   - $__range is cover (1m for a single scrape), so `increase(x[$__range])`
+//     is the increase over the whole bundle, extrapolated by 1ms only.
+//   - $__rate_interval is Grafana's max(4 × scrape, 1m), at most cover:
+//     rate() extrapolates only up to 1.1 sample spacings past the data, so a
+//     window much longer than the data would understate rates; with cover,
+//     rate() is the exact average over the data.
+//   - $__interval is scrape rounded up to a second (15s, Grafana's default
+//     scrape interval, when unknown).
+type metricIntervals struct {
+	scrape, span time.Duration
+}
+
+// placeholderIntervals stand for the variables when only parsing: 1m, 1m
+// and 15s.
+var placeholderIntervals = metricIntervals{scrape: 15 * time.Second}
+
+func (iv metricIntervals) cover() time.Duration { return iv.span + time.Millisecond }
+
+func (iv metricIntervals) rangeVar() time.Duration {
+	if iv.span <= 0 {
+		return time.Minute
+	}
+	return iv.cover()
+}
+
+func (iv metricIntervals) rateInterval() time.Duration {
+	d := max(4*iv.scrape, time.Minute)
+	if iv.span > 0 {
+		d = min(d, iv.cover())
+	}
+	return d
+}
+
+func (iv metricIntervals) interval() time.Duration {
+	if iv.scrape <= 0 {
+		return 15 * time.Second
+	}
+	d := iv.scrape
+	if r := d % time.Second; r != 0 {
+		d += time.Second - r
+	}
+	return d
+}
+
+// expandGrafanaVars replaces Grafana's interval variables by durations (and
+// the _s/_ms forms by numbers), padded to the variable's length where they
+// fit so that parse error positions still point into the query as written:
+// durations with leading zeros, numbers with trailing spaces.
+func expandGrafanaVars(q string, iv metricIntervals) string {
+	if !strings.Contains(q, "$") {
+		return q
+	}
+	var pairs []string
+	dur := func(d time.Duration, vars ...string) {
+		s := strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+		if d%time.Second == 0 {
+			s = strconv.FormatInt(int64(d/time.Second), 10) + "s"
+		}
+		for _, v := range vars {
+			pairs = append(pairs, v, strings.Repeat("0", max(len(v)-len(s), 0))+s)
+		}
+	}
+	num := func(n int64, vars ...string) {
+		s := strconv.FormatInt(n, 10)
+		for _, v := range vars {
+			pairs = append(pairs, v, s+strings.Repeat(" ", max(len(v)-len(s), 0)))
+		}
+	}
+	rng := iv.rangeVar()
+	// Longer names first: the replacer tries them in this order.
+	num(iv.interval().Milliseconds(), "${__interval_ms}", "$__interval_ms")
+	num(rng.Milliseconds(), "${__range_ms}", "$__range_ms")
+	num(int64((rng+time.Second-1)/time.Second), "${__range_s}", "$__range_s")
+	dur(iv.rateInterval(), "${__rate_interval}", "$__rate_interval")
+	dur(iv.interval(), "${__interval}", "$__interval")
+	dur(rng, "${__range}", "$__range")
+	return strings.NewReplacer(pairs...).Replace(q)
+}
+
+// prepare orders samples, indexes series and works out the intervals, once
+// after the last addition.
+func (s *MetricStore) prepare() metricIntervals {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.engine == nil {
+		s.engine = promql.NewEngine(promql.EngineOpts{
+			MaxSamples:           promqlMaxSamples,
+			Timeout:              promqlTimeout,
+			EnableAtModifier:     true,
+			EnableNegativeOffset: true,
+			// A subquery without a step, x[10m:], steps by the scrape
+			// interval. Read under mu: it is written only by prepare.
+			NoStepSubqueryIntervalFn: func(int64) int64 {
+				s.mu.Lock()
+				defer s.mu.Unlock()
+				return s.subqStep
+			},
+		})
+	}
+	if !s.dirty && s.sorted != nil {
+		return s.bounds
+	}
+	s.nsamples = 0
+	for _, ms := range s.series {
+		if !ms.ordered {
+			ms.order()
+		}
+		s.nsamples += len(ms.ts)
+	}
+	s.sorted = slices.Clone(s.series)
+	slices.SortFunc(s.sorted, func(a, b *memSeries) int { return labels.Compare(a.lset, b.lset) })
+	s.byName = map[string][]*memSeries{}
+	for _, ms := range s.sorted {
+		n := ms.lset.Get(labels.MetricName)
+		s.byName[n] = append(s.byName[n], ms)
+	}
+	steps := slices.Clone(s.rangeSteps)
+	for _, files := range s.scrapes {
+		slices.SortStableFunc(files, func(a, b scrapeFile) int { return cmp.Compare(a.t, b.t) })
+		for i := 1; i < len(files); i++ {
+			if d := files[i].t - files[i-1].t; d > 0 {
+				steps = append(steps, d)
+			}
+		}
+	}
+	s.bounds = metricIntervals{}
+	if len(steps) > 0 {
+		slices.Sort(steps)
+		s.bounds.scrape = time.Duration(steps[len(steps)/2]) * time.Millisecond
+	}
+	if s.nsamples > 0 {
+		s.bounds.span = time.Duration(s.maxT-s.minT) * time.Millisecond
+	}
+	s.subqStep = s.bounds.interval().Milliseconds()
+	s.dirty = false
+	return s.bounds
+}
+
+// order sorts the samples by time; of samples with the same time, the one
+// added last stays.
+func (ms *memSeries) order() {
+	idx := make([]int32, len(ms.ts))
+	for i := range idx {
+		idx[i] = int32(i)
+	}
+	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(ms.ts[a], ms.ts[b]) })
+	ts := make([]int64, 0, len(idx))
+	vs := make([]float64, 0, len(idx))
+	for k, i := range idx {
+		if k+1 < len(idx) && ms.ts[idx[k+1]] == ms.ts[i] {
+			continue
+		}
+		ts = append(ts, ms.ts[i])
+		vs = append(vs, ms.vs[i])
+	}
+	ms.ts, ms.vs, ms.ordered = ts, vs, true
+}
+
+// Query evaluates an instant PromQL query at `at` (zero: the last sample)
+// with the Prometheus engine. Grafana's $__rate_interval, $__interval and
+// $__range stand for durations worked out from the data (see
+// metricIntervals); the lookback is max(5m, span+1m) so that every series'
+// last value is seen at the last sample time.
+//
+// A vector gives one Row per series: its labels as strings, "value"
+// (float64), "time" (the evaluation time), "series" (`name{a="b"}`) and
+// "path": the pod's latest scrape file at or before the evaluation time
+// when the series has a pod label and the pod was scraped, else the
+// query_range file it came from, else "". A matrix (`x[5m]`) gives one Row
+// per series with "value" and "time" of its last sample and "values", all
+// of them. A scalar gives one Row with "value" and "time", a string one Row
+// with "value".
+func (s *MetricStore) Query(ctx context.Context, query string, at time.Time) ([]Row, error) {
+	iv := s.prepare()
+	if at.IsZero() {
+		_, at = s.Span()
+	}
+	lookback := max(5*time.Minute, iv.span+time.Minute)
+	qs := expandGrafanaVars(query, iv)
+	q, err := s.engine.NewInstantQuery(ctx, storage.QueryableFunc(s.querier), promql.NewPrometheusQueryOpts(false, lookback, nil), qs, at)
+	if err != nil {
+		return nil, fmt.Errorf("query %q: %w", query, err)
+	}
+	defer q.Close()
+	res := q.Exec(ctx)
+	if res.Err != nil {
+		return nil, fmt.Errorf("query %q: %w", query, res.Err)
+	}
+	o := &metricOrigins{s: s, query: qs}
+	var rows []Row
+	switch v := res.Value.(type) {
+	case promql.Vector:
+		for _, smp := range v {
+			row := seriesRow(smp.Metric)
+			row["value"] = smp.F
+			row["time"] = time.UnixMilli(smp.T).UTC()
+			row["path"] = o.path(smp.Metric, smp.T)
+			rows = append(rows, row)
+		}
+	case promql.Matrix:
+		for _, ser := range v {
+			if len(ser.Floats) == 0 {
+				continue
+			}
+			row := seriesRow(ser.Metric)
+			lastP := ser.Floats[len(ser.Floats)-1]
+			values := make([]float64, len(ser.Floats))
+			for i, p := range ser.Floats {
+				values[i] = p.F
+			}
+			row["value"] = lastP.F
+			row["values"] = values
+			row["time"] = time.UnixMilli(lastP.T).UTC()
+			row["path"] = o.path(ser.Metric, lastP.T)
+			rows = append(rows, row)
+		}
+	case promql.Scalar:
+		rows = append(rows, Row{"value": v.V, "time": time.UnixMilli(v.T).UTC()})
+	case promql.String:
+		rows = append(rows, Row{"value": v.V})
+	}
+	return rows, nil
+}
+
+func seriesRow(lset labels.Labels) Row {
+	row := make(Row, lset.Len()+4)
+	lset.Range(func(l labels.Label) { row[l.Name] = l.Value })
+	row["series"] = metricSeriesString(lset)
+	return row
+}
+
+// metricSeriesString writes a series as Prometheus does: name{a="b", c="d"}.
+func metricSeriesString(lset labels.Labels) string {
+	var b strings.Builder
+	b.WriteString(lset.Get(labels.MetricName))
+	b.WriteByte('{')
+	first := true
+	lset.Range(func(l labels.Label) {
+		if l.Name == labels.MetricName {
+			return
+		}
+		if !first {
+			b.WriteString(", ")
+		}
+		first = false
+		b.WriteString(l.Name)
+		b.WriteByte('=')
+		b.WriteString(strconv.Quote(l.Value))
+	})
+	b.WriteByte('}')
+	return b.String()
+}
+
+// metricOrigins finds the bundle file a result series comes from.
+type metricOrigins struct {
+	s     *MetricStore
+	query string
+	names map[string]bool // referenced by the query; nil: all
+	done  bool
+}
+
+func (o *metricOrigins) path(lset labels.Labels, t int64) string {
+	s := o.s
+	pod := lset.Get("pod")
+	if ms := s.lookup(lset, lset.Hash()); ms != nil {
+		if ms.scraped && pod != "" {
+			return s.scrapeAt(pod, t)
+		}
+		return ms.src
+	}
+	// A computed series: its pod's scrape, or the query_range file that
+	// holds a series of a referenced metric with all its labels.
+	if pod != "" && len(s.scrapes[pod]) > 0 {
+		return s.scrapeAt(pod, t)
+	}
+	if !o.done {
+		o.done = true
+		if names, all, err := MetricNames(o.query); err == nil && !all {
+			o.names = map[string]bool{}
+			for _, n := range names {
+				o.names[n] = true
+			}
+		}
+	}
+	best := ""
+	for _, ms := range s.sorted {
+		if ms.src == "" || (best != "" && ms.src >= best) {
+			continue
+		}
+		if o.names != nil && !o.names[ms.lset.Get(labels.MetricName)] {
+			continue
+		}
+		sub := true
+		lset.Range(func(l labels.Label) {
+			if sub && l.Name != labels.MetricName && ms.lset.Get(l.Name) != l.Value {
+				sub = false
+			}
+		})
+		if sub {
+			best = ms.src
+		}
+	}
+	return best
+}
+
+// scrapeAt returns the path of pod's latest scrape file at or before t.
+func (s *MetricStore) scrapeAt(pod string, t int64) string {
+	files := s.scrapes[pod]
+	i := sort.Search(len(files), func(i int) bool { return files[i].t > t })
+	if i == 0 {
+		return ""
+	}
+	return files[i-1].path
+}
+
+// The storage.Querier over the store, for the engine.
+
+func (s *MetricStore) querier(mint, maxt int64) (storage.Querier, error) {
+	return &memQuerier{s: s, mint: mint, maxt: maxt}, nil
+}
+
+type memQuerier struct {
+	s          *MetricStore
+	mint, maxt int64
+}
+
+// candidates returns the series sorted by labels that may match: those of
+// the metric name matched with =, else all.
+func (q *memQuerier) candidates(matchers []*labels.Matcher) []*memSeries {
+	for _, m := range matchers {
+		if m.Name == labels.MetricName && m.Type == labels.MatchEqual {
+			return q.s.byName[m.Value]
+		}
+	}
+	return q.s.sorted
+}
+
+func matchesAll(lset labels.Labels, matchers []*labels.Matcher) bool {
+	for _, m := range matchers {
+		if !m.Matches(lset.Get(m.Name)) {
+			return false
+		}
+	}
+	return true
+}
+
+func (q *memQuerier) Select(ctx context.Context, _ bool, hints *storage.SelectHints, matchers ...*labels.Matcher) storage.SeriesSet {
+	mint, maxt := q.mint, q.maxt
+	limit := 0
+	if hints != nil {
+		mint, maxt, limit = hints.Start, hints.End, hints.Limit
+	}
+	var out []storage.Series
+	for _, ms := range q.candidates(matchers) {
+		if err := ctx.Err(); err != nil {
+			return storage.ErrSeriesSet(err)
+		}
+		if !matchesAll(ms.lset, matchers) {
+			continue
+		}
+		lo, _ := slices.BinarySearch(ms.ts, mint)
+		hi, found := slices.BinarySearch(ms.ts, maxt)
+		if found {
+			hi++
+		}
+		if lo >= hi {
+			continue
+		}
+		out = append(out, &memSeriesView{lset: ms.lset, ts: ms.ts[lo:hi], vs: ms.vs[lo:hi]})
+		if limit > 0 && len(out) >= limit {
+			break
+		}
+	}
+	return &memSeriesSet{series: out, i: -1}
+}
+
+func (q *memQuerier) LabelValues(ctx context.Context, name string, hints *storage.LabelHints, matchers ...*labels.Matcher) ([]string, annotations.Annotations, error) {
+	seen := map[string]bool{}
+	for _, ms := range q.candidates(matchers) {
+		if v := ms.lset.Get(name); v != "" && matchesAll(ms.lset, matchers) {
+			seen[v] = true
+		}
+	}
+	return limitSorted(seen, hints), nil, ctx.Err()
+}
+
+func (q *memQuerier) LabelNames(ctx context.Context, hints *storage.LabelHints, matchers ...*labels.Matcher) ([]string, annotations.Annotations, error) {
+	seen := map[string]bool{}
+	for _, ms := range q.candidates(matchers) {
+		if matchesAll(ms.lset, matchers) {
+			ms.lset.Range(func(l labels.Label) { seen[l.Name] = true })
+		}
+	}
+	return limitSorted(seen, hints), nil, ctx.Err()
+}
+
+func limitSorted(set map[string]bool, hints *storage.LabelHints) []string {
+	out := make([]string, 0, len(set))
+	for v := range set {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	if hints != nil && hints.Limit > 0 && len(out) > hints.Limit {
+		out = out[:hints.Limit]
+	}
+	return out
+}
+
+func (*memQuerier) Close() error { return nil }
+
+type memSeriesSet struct {
+	series []storage.Series
+	i      int
+}
+
+func (ss *memSeriesSet) Next() bool {
+	ss.i++
+	return ss.i < len(ss.series)
+}
+func (ss *memSeriesSet) At() storage.Series             { return ss.series[ss.i] }
+func (*memSeriesSet) Err() error                        { return nil }
+func (*memSeriesSet) Warnings() annotations.Annotations { return nil }
+
+// memSeriesView is a series' samples within a Select's time range.
+type memSeriesView struct {
+	lset labels.Labels
+	ts   []int64
+	vs   []float64
+}
+
+func (v *memSeriesView) Labels() labels.Labels { return v.lset }
+
+func (v *memSeriesView) Iterator(it chunkenc.Iterator) chunkenc.Iterator {
+	smp := &memSamples{ts: v.ts, vs: v.vs}
+	if r, ok := it.(interface{ Reset(storage.Samples) }); ok {
+		r.Reset(smp)
+		return it
+	}
+	return storage.NewListSeriesIterator(smp)
+}
+
+// memSamples shows parallel time and value slices as storage.Samples.
+// Get returns a pointer to a scratch sample it overwrites on every call,
+// so that reading a sample allocates nothing; storage's list iterator reads
+// each sample it gets at once.
+type memSamples struct {
+	ts  []int64
+	vs  []float64
+	cur floatSample
+}
+
+func (m *memSamples) Len() int { return len(m.ts) }
+
+func (m *memSamples) Get(i int) chunks.Sample {
+	m.cur = floatSample{t: m.ts[i], f: m.vs[i]}
+	return &m.cur
+}
+
+// floatSample is a chunks.Sample holding a float.
+type floatSample struct {
+	t int64
+	f float64
+}
+
+func (s *floatSample) T() int64                    { return s.t }
+func (*floatSample) ST() int64                     { return 0 }
+func (s *floatSample) F() float64                  { return s.f }
+func (*floatSample) H() *histogram.Histogram       { return nil }
+func (*floatSample) FH() *histogram.FloatHistogram { return nil }
+func (*floatSample) Type() chunkenc.ValueType      { return chunkenc.ValFloat }
+func (s *floatSample) Copy() chunks.Sample         { c := *s; return &c }

@@ -1,0 +1,785 @@
+package analyze
+
+import (
+	"bufio"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/olekukonko/tablewriter"
+	"github.com/olekukonko/tablewriter/renderer"
+	"github.com/olekukonko/tablewriter/tw"
+)
+
+// Format is a report output format.
+type Format string
+
+// Report formats.
+const (
+	// FormatTable is for a terminal: a table of findings, then each
+	// finding's top evidence and first line of remediation.
+	FormatTable Format = "table"
+	// FormatJSON is the stable contract documented in docs/report-schema.md.
+	FormatJSON Format = "json"
+	// FormatMarkdown is for pasting into a ticket.
+	FormatMarkdown Format = "markdown"
+)
+
+// ParseFormat parses "table", "json" or "markdown".
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatTable, FormatJSON, FormatMarkdown:
+		return f, nil
+	}
+	return "", fmt.Errorf("unknown report format %q (want table, json or markdown)", s)
+}
+
+// ParseFailOn parses a --fail-on value: "critical", "warning" or "info",
+// or "never", for which never is true and threshold is zero.
+func ParseFailOn(s string) (threshold Severity, never bool, err error) {
+	if s == "never" {
+		return 0, true, nil
+	}
+	threshold, err = ParseSeverity(s)
+	if err != nil {
+		return 0, false, fmt.Errorf("unknown --fail-on value %q (want critical, warning, info or never)", s)
+	}
+	return threshold, false, nil
+}
+
+// ExceedsFailOn reports whether a firing finding is at or above threshold.
+// Inconclusive findings never count.
+func (r *Report) ExceedsFailOn(threshold Severity) bool {
+	for _, f := range r.Findings {
+		if f.Status == StatusFiring && f.Severity >= threshold {
+			return true
+		}
+	}
+	return false
+}
+
+// Sort puts findings in report order (severity, highest first; firing before
+// inconclusive; then pattern, rule and subject) and rules by id, so that the
+// same analysis always prints the same report.
+func (r *Report) Sort() {
+	slices.SortStableFunc(r.Findings, compareFindings)
+	slices.SortStableFunc(r.Rules, func(a, b RuleResult) int {
+		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Status, b.Status), cmp.Compare(a.Reason, b.Reason))
+	})
+}
+
+func compareFindings(a, b Finding) int {
+	return cmp.Or(
+		cmp.Compare(b.Severity, a.Severity),
+		cmp.Compare(findingStatusRank(a.Status), findingStatusRank(b.Status)),
+		cmp.Compare(a.Status, b.Status),
+		cmp.Compare(a.Pattern, b.Pattern),
+		cmp.Compare(a.Rule, b.Rule),
+		cmp.Compare(a.Subject, b.Subject),
+		cmp.Compare(a.Fingerprint, b.Fingerprint),
+		cmp.Compare(a.Summary, b.Summary),
+	)
+}
+
+func findingStatusRank(s Status) int {
+	switch s {
+	case StatusFiring:
+		return 0
+	case StatusInconclusive:
+		return 1
+	}
+	return 2
+}
+
+// Write writes the report in format f. It renders a sorted copy (see Sort)
+// and leaves r as it is. Nothing in the output depends on the time it is
+// written.
+func (r *Report) Write(w io.Writer, f Format) error {
+	c := r.sortedCopy()
+	bw := bufio.NewWriter(w)
+	var err error
+	switch f {
+	case FormatJSON:
+		err = c.writeJSON(bw)
+	case FormatMarkdown:
+		err = c.writeMarkdown(bw)
+	case FormatTable:
+		err = c.writeTable(bw)
+	default:
+		return fmt.Errorf("unknown report format %q (want table, json or markdown)", f)
+	}
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// sortedCopy copies the report's lists, drops metric values JSON cannot
+// carry (NaN, ±Inf; the evidence text still shows them) and sorts.
+func (r *Report) sortedCopy() *Report {
+	c := *r
+	c.Findings = slices.Clone(r.Findings)
+	for i := range c.Findings {
+		ev := slices.Clone(c.Findings[i].Evidence)
+		for j := range ev {
+			if v := ev[j].Value; v != nil && (math.IsNaN(*v) || math.IsInf(*v, 0)) {
+				ev[j].Value = nil
+			}
+		}
+		c.Findings[i].Evidence = ev
+	}
+	c.Rules = slices.Clone(r.Rules)
+	c.Sort()
+	return &c
+}
+
+func (r *Report) writeJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode report: %w", err)
+	}
+	b = append(b, '\n')
+	_, err = w.Write(b)
+	return err
+}
+
+// reportCounts are what a report's summary lines say.
+type reportCounts struct {
+	firing       map[Severity]int
+	inconclusive int // rules
+	failed       int // rules whose evaluation failed
+	rules        map[RuleStatus]int
+}
+
+func (r *Report) tally() reportCounts {
+	c := reportCounts{firing: map[Severity]int{}, rules: map[RuleStatus]int{}}
+	inconclusive := map[string]bool{}
+	for _, f := range r.Findings {
+		switch f.Status {
+		case StatusFiring:
+			c.firing[f.Severity]++
+		case StatusInconclusive:
+			inconclusive[f.Rule] = true
+		}
+	}
+	for _, rr := range r.Rules {
+		c.rules[rr.Status]++
+		switch rr.Status {
+		case RuleInconclusive:
+			inconclusive[rr.ID] = true
+		case RuleError:
+			c.failed++
+		}
+	}
+	c.inconclusive = len(inconclusive)
+	return c
+}
+
+// summaryLine is e.g. "2 critical, 1 warning findings; 1 rule inconclusive".
+func (c reportCounts) summaryLine() string {
+	var parts []string
+	n := 0
+	for _, s := range []Severity{SeverityCritical, SeverityWarning, SeverityInfo} {
+		if c.firing[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.firing[s], s))
+			n += c.firing[s]
+		}
+	}
+	var line string
+	switch n {
+	case 0:
+		line = "No findings"
+	case 1:
+		line = parts[0] + " finding"
+	default:
+		line = strings.Join(parts, ", ") + " findings"
+	}
+	if c.inconclusive > 0 {
+		line += fmt.Sprintf("; %d %s inconclusive", c.inconclusive, pluralize(c.inconclusive, "rule", "rules"))
+	}
+	if c.failed > 0 {
+		line += fmt.Sprintf("; %d %s failed to evaluate", c.failed, pluralize(c.failed, "rule", "rules"))
+	}
+	return line
+}
+
+// rulesLine is e.g. "12 rules: 2 fired, 8 passed, 1 inconclusive, 1 skipped".
+func (r *Report) rulesLine() string {
+	c := r.tally()
+	line := fmt.Sprintf("%d %s", len(r.Rules), pluralize(len(r.Rules), "rule", "rules"))
+	var parts []string
+	for _, s := range []RuleStatus{RuleFired, RulePassed, RuleInconclusive, RuleSkipped, RuleError} {
+		if c.rules[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", c.rules[s], s))
+		}
+	}
+	if len(parts) > 0 {
+		line += ": " + strings.Join(parts, ", ")
+	}
+	return line
+}
+
+// notable are the rules the reader should know about: neither fired nor
+// passed.
+func (r *Report) notableRules() []RuleResult {
+	var out []RuleResult
+	for _, rr := range r.Rules {
+		if rr.Status != RuleFired && rr.Status != RulePassed {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+func pluralize(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func reportTime(t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339Nano)
+}
+
+// evidenceExcerpt is what an evidence item shows: its text, or for metric
+// evidence without one, the series and value.
+func evidenceExcerpt(e Evidence) string {
+	if e.Text != "" || e.Series == "" {
+		return e.Text
+	}
+	if e.Value == nil {
+		return e.Series
+	}
+	return e.Series + " = " + strconv.FormatFloat(*e.Value, 'g', -1, 64)
+}
+
+func evidenceSource(e Evidence) string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	return e.Path
+}
+
+// ansiEscapeRE matches terminal escape sequences, which logs often carry.
+var ansiEscapeRE = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
+
+// sanitizeText removes escape sequences and turns other control characters into
+// spaces, so that bundle data can neither colour nor move a terminal's
+// cursor. Newlines are kept when keepNewlines is set.
+func sanitizeText(s string, keepNewlines bool) string {
+	s = ansiEscapeRE.ReplaceAllString(s, "")
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r == '\n' && keepNewlines:
+			return r
+		case r == '\r' && keepNewlines:
+			return -1
+		case r == '\t':
+			return ' '
+		case r == utf8.RuneError, unicode.IsControl(r):
+			return ' '
+		}
+		return r
+	}, s)
+}
+
+// truncateRunes shortens s to at most n runes, ending it with ellipsis when
+// it cuts.
+func truncateRunes(s string, n int, ellipsis string) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	m := n - utf8.RuneCountInString(ellipsis)
+	if m < 0 {
+		m = 0
+	}
+	i := 0
+	for j := range s {
+		if i == m {
+			return strings.TrimRight(s[:j], " ") + ellipsis
+		}
+		i++
+	}
+	return s
+}
+
+// remediationHeadline is the first line of Markdown text that says
+// something: not blank, not a code fence; heading and list markers removed.
+func remediationHeadline(md string) string {
+	for line := range strings.Lines(md) {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
+			continue
+		}
+		line = strings.TrimLeft(line, "#")
+		line = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(line, " "), "- "), "* ")
+		return strings.TrimSpace(line)
+	}
+	return ""
+}
+
+// ---- table ----
+
+// reportTableWidth is the terminal width the table format is laid out for.
+const reportTableWidth = 100
+
+// Column width limits: the subject wraps past tableMaxSubject, and the
+// summary gets the rest of the line but never less than tableMinSummary.
+const (
+	tableMaxSubject = 24
+	tableMinSummary = 24
+	tableMaxPattern = 20
+)
+
+func (r *Report) writeTable(w io.Writer) error {
+	p := &reportPrinter{w: w}
+	b := r.Bundle
+	p.lines("Bundle:     ", reportBundleLine(b))
+	if s := reportClusterLine(b); s != "" {
+		p.lines("Cluster:    ", s)
+	}
+	if !b.CollectedAt.IsZero() {
+		p.lines("Collected:  ", reportTime(b.CollectedAt))
+	}
+	for _, n := range reportBundleNotes(b) {
+		p.lines("Note:       ", n)
+	}
+	if len(r.Findings) > 0 {
+		p.printf("\n")
+		if p.err != nil {
+			return p.err
+		}
+		if err := r.findingsTable(w); err != nil {
+			return err
+		}
+		for i, f := range r.Findings {
+			p.printf("\n")
+			writeFindingText(p, i+1, f)
+		}
+	}
+
+	p.printf("\n%s.\n", r.tally().summaryLine())
+	p.printf("%s\n", r.rulesLine())
+	for _, rr := range r.notableRules() {
+		text := rr.ID
+		if rr.Reason != "" {
+			text += ": " + rr.Reason
+		}
+		p.lines(fmt.Sprintf("  %-12s  ", rr.Status), text)
+	}
+	if len(b.Problems) > 0 {
+		p.printf("\nBundle problems (analysis went on without them):\n")
+		for _, pr := range b.Problems {
+			p.lines("  - ", pr)
+		}
+	}
+	return p.err
+}
+
+func (r *Report) findingsTable(w io.Writer) error {
+	header := []string{"SEVERITY", "STATUS", "PATTERN", "SUBJECT", "SUMMARY"}
+	rows := make([][]string, len(r.Findings))
+	for i, f := range r.Findings {
+		rows[i] = []string{
+			f.Severity.String(),
+			string(f.Status),
+			sanitizeText(f.Pattern, false),
+			sanitizeText(f.Subject, false),
+			sanitizeText(f.Summary, false),
+		}
+	}
+	// Natural widths of the short columns; the subject is capped and the
+	// summary takes what is left of the line.
+	widths := make([]int, len(header))
+	for c := range 4 {
+		widths[c] = cellWidth(header[c])
+		for _, row := range rows {
+			widths[c] = max(widths[c], cellWidth(row[c]))
+		}
+	}
+	widths[2] = min(widths[2], tableMaxPattern)
+	widths[3] = min(widths[3], tableMaxSubject)
+	borders := 3*len(header) + 1
+	summary := 0
+	for _, row := range rows {
+		summary = max(summary, cellWidth(row[4]))
+	}
+	widths[4] = max(min(summary, reportTableWidth-borders-widths[0]-widths[1]-widths[2]-widths[3]), tableMinSummary)
+	for _, row := range rows {
+		for c := range row {
+			row[c] = strings.Join(wrapCell(row[c], widths[c]), "\n")
+		}
+	}
+
+	t := tablewriter.NewTable(w,
+		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
+			Symbols:  tw.NewSymbols(tw.StyleASCII),
+			Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}},
+		})),
+		tablewriter.WithHeaderAutoFormat(tw.Off), // print headers as given
+		tablewriter.WithHeaderAlignment(tw.AlignLeft),
+		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
+		tablewriter.WithRowAutoWrap(tw.WrapNone), // cells are wrapped above
+		tablewriter.WithRowAlignment(tw.AlignLeft),
+		tablewriter.WithTrimSpace(tw.Off),
+	)
+	t.Header(header)
+	for _, row := range rows {
+		if err := t.Append(row); err != nil {
+			return fmt.Errorf("render table: %w", err)
+		}
+	}
+	if err := t.Render(); err != nil {
+		return fmt.Errorf("render table: %w", err)
+	}
+	return nil
+}
+
+// tableEvidenceLines is how many evidence items the table format shows per
+// finding.
+const tableEvidenceLines = 3
+
+func writeFindingText(p *reportPrinter, n int, f Finding) {
+	head := fmt.Sprintf("[%s] %s: %s", strings.ToUpper(f.Severity.String()), f.Title, f.Subject)
+	if f.Status != StatusFiring {
+		head += " (" + string(f.Status) + ")"
+	}
+	p.lines(fmt.Sprintf("%d. ", n), head)
+	p.lines("   rule ", f.Rule)
+	for i, e := range f.Evidence {
+		if i == tableEvidenceLines {
+			p.printf("     ... and %d more (see --format markdown or json)\n", len(f.Evidence)-i)
+			break
+		}
+		// "path:line  excerpt" on one line when it fits, else the excerpt
+		// on a line of its own; either way cut, not wrapped.
+		src := sanitizeText(evidenceSource(e), false)
+		text := strings.TrimSpace(sanitizeText(evidenceExcerpt(e), false))
+		line := "   - " + src
+		if text != "" && cellWidth(line)+2+cellWidth(text) <= reportTableWidth {
+			line += "  " + text
+			text = ""
+		}
+		p.printf("%s\n", truncateRunes(line, reportTableWidth, "..."))
+		if text != "" {
+			p.printf("%s\n", truncateRunes("     "+text, reportTableWidth, "..."))
+		}
+	}
+	if fix := remediationHeadline(f.Remediation); fix != "" {
+		p.lines("   fix: ", fix)
+	}
+}
+
+// reportPrinter keeps the first write error.
+type reportPrinter struct {
+	w   io.Writer
+	err error
+}
+
+func (p *reportPrinter) printf(format string, args ...any) {
+	if p.err == nil {
+		_, p.err = fmt.Fprintf(p.w, format, args...)
+	}
+}
+
+// lines prints text after prefix, wrapped to the table width with the
+// following lines indented as far as the prefix.
+func (p *reportPrinter) lines(prefix, text string) {
+	indent := strings.Repeat(" ", cellWidth(prefix))
+	for i, line := range wrapCell(sanitizeText(text, false), reportTableWidth-len(indent)) {
+		if i == 0 {
+			p.printf("%s%s\n", prefix, line)
+		} else {
+			p.printf("%s%s\n", indent, line)
+		}
+	}
+}
+
+func reportBundleLine(b BundleInfo) string {
+	return b.Path + " (" + reportBundleShape(b) + ")"
+}
+
+// reportBundleShape is e.g. "tar.zst, 214 files".
+func reportBundleShape(b BundleInfo) string {
+	files := fmt.Sprintf("%d %s", b.Files, pluralize(b.Files, "file", "files"))
+	if b.Format == "" {
+		return files
+	}
+	return b.Format + ", " + files
+}
+
+func reportClusterLine(b BundleInfo) string {
+	var parts []string
+	if b.Cluster != "" {
+		parts = append(parts, b.Cluster)
+	}
+	if b.Namespace != "" {
+		parts = append(parts, "namespace "+b.Namespace)
+	}
+	if b.RisingWaveVersion != "" {
+		parts = append(parts, "RisingWave "+b.RisingWaveVersion)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func reportBundleNotes(b BundleInfo) []string {
+	var notes []string
+	if b.HandMade {
+		notes = append(notes, "hand-made bundle (no manifest): collection times and failed steps are unknown")
+	} else if !b.Complete {
+		notes = append(notes, "collection was incomplete; see the bundle problems")
+	}
+	return notes
+}
+
+func cellWidth(s string) int {
+	n := 0
+	for line := range strings.SplitSeq(s, "\n") {
+		n = max(n, utf8.RuneCountInString(line))
+	}
+	return n
+}
+
+// wrapCell breaks s into lines of at most width runes, at spaces where it can
+// and otherwise after a '-', '_', ':', '/', '.' or ',' in an overlong word.
+func wrapCell(s string, width int) []string {
+	if width < 1 {
+		width = 1
+	}
+	var lines []string
+	line := ""
+	for word := range strings.FieldsSeq(s) {
+		for utf8.RuneCountInString(word) > width {
+			if line != "" {
+				if room := width - utf8.RuneCountInString(line) - 1; room >= 8 {
+					head, tail := breakCellWord(word, room)
+					lines = append(lines, line+" "+head)
+					line, word = "", tail
+					continue
+				}
+				lines = append(lines, line)
+				line = ""
+			}
+			head, tail := breakCellWord(word, width)
+			lines = append(lines, head)
+			word = tail
+		}
+		switch {
+		case line == "":
+			line = word
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" || len(lines) == 0 {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// breakCellWord splits word so that head has at most n runes, preferring to
+// break after punctuation in its second half.
+func breakCellWord(word string, n int) (head, tail string) {
+	runes := []rune(word)
+	at := n
+	for i := n; i > n/2; i-- {
+		if strings.ContainsRune("-_:/.,", runes[i-1]) {
+			at = i
+			break
+		}
+	}
+	return string(runes[:at]), string(runes[at:])
+}
+
+// ---- markdown ----
+
+// mdMaxExcerpt is how many characters of an evidence excerpt Markdown shows.
+const mdMaxExcerpt = 200
+
+func (r *Report) writeMarkdown(w io.Writer) error {
+	p := &reportPrinter{w: w}
+	b := r.Bundle
+	p.printf("# rwdiag report: %s\n\n", mdCode(b.Path))
+	p.printf("- **Bundle:** %s\n", mdText(reportBundleShape(b)))
+	if s := reportClusterLine(b); s != "" {
+		p.printf("- **Cluster:** %s\n", mdText(s))
+	}
+	if !b.CollectedAt.IsZero() {
+		p.printf("- **Collected at:** %s\n", reportTime(b.CollectedAt))
+	}
+	for _, n := range reportBundleNotes(b) {
+		p.printf("- **Note:** %s\n", mdText(n))
+	}
+	p.printf("\n**%s.**\n", r.tally().summaryLine())
+
+	var firing, inconclusive []Finding
+	for _, f := range r.Findings {
+		if f.Status == StatusFiring {
+			firing = append(firing, f)
+		} else {
+			inconclusive = append(inconclusive, f)
+		}
+	}
+	if len(firing) > 0 {
+		p.printf("\n## Findings\n")
+		for _, f := range firing {
+			writeFindingMarkdown(p, f)
+		}
+	}
+	if len(inconclusive) > 0 {
+		p.printf("\n## Inconclusive\n\nThese rules could not be decided: their inputs are missing from the bundle.\n")
+		for _, f := range inconclusive {
+			writeFindingMarkdown(p, f)
+		}
+	}
+
+	p.printf("\n## Rules\n\n%s.\n", r.rulesLine())
+	if notable := r.notableRules(); len(notable) > 0 {
+		p.printf("\n| Rule | Status | Reason |\n|---|---|---|\n")
+		for _, rr := range notable {
+			p.printf("| %s | %s | %s |\n", mdCode(rr.ID), rr.Status, mdText(rr.Reason))
+		}
+	}
+	if len(b.Problems) > 0 {
+		p.printf("\n## Bundle problems\n\nAnalysis went on without these:\n\n")
+		for _, pr := range b.Problems {
+			p.printf("- %s\n", mdText(pr))
+		}
+	}
+	if r.Tool != "" {
+		p.printf("\n---\n_Generated by %s, report schema v%d._\n", mdText(r.Tool), r.SchemaVersion)
+	}
+	return p.err
+}
+
+func writeFindingMarkdown(p *reportPrinter, f Finding) {
+	p.printf("\n### [%s] %s — %s\n\n", strings.ToUpper(f.Severity.String()), mdText(f.Title), mdCode(f.Subject))
+	p.printf("**Pattern:** %s · **Rule:** %s · **Status:** %s", mdCode(f.Pattern), mdCode(f.Rule), f.Status)
+	if f.Fingerprint != "" {
+		p.printf(" · **Fingerprint:** %s", mdCode(f.Fingerprint))
+	}
+	p.printf("\n")
+	if s := strings.TrimSpace(f.Summary); s != "" {
+		p.printf("\n%s\n", mdText(s))
+	}
+	if len(f.Evidence) > 0 {
+		p.printf("\n**Evidence**\n\n| Source | Time | Excerpt |\n|---|---|---|\n")
+		for _, e := range f.Evidence {
+			p.printf("| %s | %s | %s |\n", mdCode(evidenceSource(e)), reportTime(e.Time), mdExcerpt(evidenceExcerpt(e)))
+		}
+	}
+	if rem := strings.TrimSpace(f.Remediation); rem != "" {
+		p.printf("\n**Remediation**\n\n%s\n", rem)
+	}
+	if len(f.References) > 0 {
+		p.printf("\n**References**\n\n")
+		for _, ref := range f.References {
+			if strings.HasPrefix(ref, "https://") || strings.HasPrefix(ref, "http://") {
+				p.printf("- <%s>\n", strings.NewReplacer("<", "%3C", ">", "%3E", " ", "%20").Replace(ref))
+			} else {
+				p.printf("- %s\n", mdText(ref))
+			}
+		}
+	}
+}
+
+// mdExcerpt is an evidence excerpt for a table cell: cut to mdMaxExcerpt
+// characters, each line a code span, lines joined by <br>.
+func mdExcerpt(s string) string {
+	s = strings.TrimRight(sanitizeText(s, true), "\n ")
+	s = truncateRunes(s, mdMaxExcerpt, "…")
+	var spans []string
+	for line := range strings.SplitSeq(s, "\n") {
+		if strings.TrimSpace(line) != "" {
+			spans = append(spans, mdCode(line))
+		}
+	}
+	return strings.Join(spans, "<br>")
+}
+
+// mdCode is s as an inline code span that is safe in a table cell: a
+// delimiter longer than any run of backticks inside, pipes escaped, on one
+// line.
+func mdCode(s string) string {
+	s = strings.TrimSpace(sanitizeText(strings.ReplaceAll(s, "\n", " "), false))
+	if s == "" {
+		return ""
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	delim := strings.Repeat("`", longest+1)
+	s = strings.ReplaceAll(s, "|", `\|`)
+	if longest > 0 {
+		s = " " + s + " "
+	}
+	return delim + s + delim
+}
+
+// mdText escapes s for inline Markdown on one line: it renders as the same
+// text, not as emphasis, links, HTML or a table cell boundary. Underscores
+// inside words, which cannot start emphasis, are left alone to keep names
+// such as rw_sinks readable.
+func mdText(s string) string {
+	s = strings.TrimSpace(sanitizeText(strings.ReplaceAll(s, "\n", " "), false))
+	var b strings.Builder
+	runes := []rune(s)
+	for i, r := range runes {
+		switch r {
+		case '\\', '`', '*', '[', ']', '<', '>', '|', '~', '&':
+			b.WriteByte('\\')
+		case '-', '+':
+			if i == 0 {
+				b.WriteByte('\\') // not a list item
+			}
+		case '.', ')':
+			if i > 0 && mdAllDigits(runes[:i]) {
+				b.WriteByte('\\') // not an ordered list item
+			}
+		case '_':
+			inWord := i > 0 && i < len(runes)-1 && mdWordRune(runes[i-1]) && mdWordRune(runes[i+1])
+			if !inWord {
+				b.WriteByte('\\')
+			}
+		case '#':
+			if i == 0 {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func mdAllDigits(rs []rune) bool {
+	for _, r := range rs {
+		if r < '0' || r > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func mdWordRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }

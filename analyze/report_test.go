@@ -1,0 +1,534 @@
+package analyze
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+)
+
+var updateGolden = flag.Bool("update", false, "rewrite the report golden files in testdata/golden")
+
+const reportSchemaPath = "../docs/report-schema.json"
+
+func reportPtr[T any](v T) *T { return &v }
+
+// reportSample has a critical finding with log, metric and SQL evidence, a
+// warning, an info, an inconclusive critical and the rule list around them,
+// in no particular order.
+func reportSample() *Report {
+	at := time.Date(2025, 3, 14, 9, 12, 7, 0, time.UTC)
+	return &Report{
+		SchemaVersion: ReportSchemaVersion,
+		Tool:          "rwdiag v0.4.0",
+		Bundle: BundleInfo{
+			Path:              "rwdiag-prod-eu-1-20250314T093000Z.tar.zst",
+			Format:            "tar.zst",
+			CollectedAt:       time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC),
+			Namespace:         "risingwave",
+			Cluster:           "prod-eu-1",
+			RisingWaveVersion: "v2.2.1",
+			Complete:          false,
+			Files:             214,
+			Problems: []string{
+				"logs/risingwave-compute-1/compute.previous.log.gz: unexpected EOF (read 3.1 MiB)",
+				"sql/rw_ddl_progress.csv: line 12: wrong number of fields",
+			},
+		},
+		Findings: []Finding{
+			{
+				Rule:        "sink-blockage-retry-loop",
+				Pattern:     "sink-blockage",
+				Severity:    SeverityWarning,
+				Status:      StatusFiring,
+				Title:       "Sink retrying in a loop",
+				Subject:     "orders_to_kafka",
+				SubjectKind: "sink",
+				Summary:     "Sink orders_to_kafka logged 57 delivery errors in 10 minutes; its last error was \"Local: Message timed out\".",
+				Evidence: []Evidence{{
+					Signal: "errors",
+					Path:   "logs/risingwave-compute-0/compute.log",
+					Line:   88213,
+					Text:   `2025-03-14T09:28:41.512Z WARN risingwave_connector::sink::kafka: sink_id=1002 | failed to deliver: KafkaError (Message production error: MessageTimedOut (Local: Message timed out))`,
+					Time:   time.Date(2025, 3, 14, 9, 28, 41, 512000000, time.UTC),
+				}},
+				Remediation: "Check the broker is reachable from the compute pods:\n\n```sh\nkubectl -n risingwave exec risingwave-compute-0 -- nc -zv kafka-0.kafka 9092\n```\n",
+				Fingerprint: "0b5e1c7d2a9f4e36",
+			},
+			{
+				Rule:        "oom-crash-loop-compute",
+				Pattern:     "oom-crash-loop",
+				Severity:    SeverityCritical,
+				Status:      StatusInconclusive,
+				Title:       "Compute node killed for memory",
+				Subject:     "cluster",
+				SubjectKind: "cluster",
+				Summary:     "Could not decide: kubernetes/pods.json is missing from the bundle (collection step kubernetes-pods failed).",
+				Remediation: "Collect the pods again: `rwdiag collect --only kubernetes`.",
+				Fingerprint: "5c0f3e99a1d27b40",
+			},
+			{
+				Rule:        "barrier-stall-slow-compute-node",
+				Pattern:     "barrier-stall",
+				Severity:    SeverityCritical,
+				Status:      StatusFiring,
+				Title:       "Barrier stalled behind a slow compute node",
+				Subject:     "risingwave-compute-1",
+				SubjectKind: "pod",
+				Summary:     "Barrier latency reached 312s (threshold 60s) and risingwave-compute-1 has the slowest actors; checkpoints have not advanced for 41 minutes.",
+				Evidence: []Evidence{
+					{
+						Signal: "latency",
+						Path:   "metrics/prometheus/meta_barrier_duration_seconds.json",
+						Text:   `histogram_quantile(0.99, meta_barrier_duration_seconds_bucket) = 312.4`,
+						Time:   at,
+						Series: `{pod="risingwave-meta-0",component="meta"}`,
+						Value:  reportPtr(312.4),
+					},
+					{
+						Signal: "await",
+						Path:   "logs/risingwave-compute-1/compute.log",
+						Line:   40917,
+						Text:   "2025-03-14T09:11:58.004Z WARN risingwave_stream::task::barrier_manager: barrier epoch 7856432112 not collected after 300s; actors: [1041, 1042]",
+						Time:   time.Date(2025, 3, 14, 9, 11, 58, 4000000, time.UTC),
+					},
+					{
+						Signal: "progress",
+						Path:   "sql/rw_actors.csv",
+						Text:   "actor_id=1041 fragment_id=27 worker_id=3 state=Running",
+					},
+					{
+						Signal: "await",
+						Path:   "await-tree/risingwave-compute-1.txt",
+						Line:   3,
+						Text:   "Actor 1041: `Epoch 7856432112` [312.401s]\n  Merge 27 [312.400s]",
+					},
+				},
+				Remediation: "Find the slow actor's fragment and the materialized view it belongs to:\n\n```sql\nSELECT f.fragment_id, m.name FROM rw_fragments f JOIN rw_materialized_views m ON f.table_id = m.id WHERE f.fragment_id = 27;\n```\n\nThen see `await-tree/risingwave-compute-1.txt` for what it is waiting on.",
+				References: []string{
+					"https://docs.risingwave.com/troubleshoot/troubleshoot-high-latency",
+					"field-guide/barrier-stall.md",
+				},
+				Fingerprint: "e3b0c44298fc1c14",
+			},
+			{
+				Rule:        "backfill-starvation-slow-progress",
+				Pattern:     "backfill-starvation",
+				Severity:    SeverityInfo,
+				Status:      StatusFiring,
+				Title:       "Backfill making slow progress",
+				Subject:     "mv_order_totals_by_region_hourly",
+				SubjectKind: "materialized_view",
+				Summary:     "Backfill of mv_order_totals_by_region_hourly is at 3.2% after 2h.",
+				Evidence: []Evidence{{
+					Signal: "progress",
+					Path:   "sql/rw_ddl_progress.csv",
+					Line:   4,
+					Text:   "ddl_id=1077 ddl_statement=CREATE MATERIALIZED VIEW mv_order_totals_by_region_hourly AS ... progress=3.2% initialized_at=2025-03-14 07:29:10",
+				}},
+				Remediation: "- Usually fine to wait; see the progress again in an hour.",
+				Fingerprint: "77d1a3c0fe9b2d55",
+			},
+		},
+		Rules: []RuleResult{
+			{ID: "sink-blockage-retry-loop", Status: RuleFired},
+			{ID: "barrier-stall-slow-compute-node", Status: RuleFired},
+			{ID: "oom-crash-loop-compute", Status: RuleInconclusive, Reason: "needs kubernetes/pods.json (collection step kubernetes-pods failed: forbidden)"},
+			{ID: "offset-replay-source-reset", Status: RulePassed},
+			{ID: "backfill-starvation-slow-progress", Status: RuleFired},
+			{ID: "sink-blockage-legacy-jdbc", Status: RuleSkipped, Reason: "applies to RisingWave <2.0, bundle has v2.2.1"},
+			{ID: "barrier-stall-object-store", Status: RulePassed},
+		},
+	}
+}
+
+func renderReport(t *testing.T, r *Report, f Format) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := r.Write(&buf, f); err != nil {
+		t.Fatalf("Write(%s): %v", f, err)
+	}
+	return buf.Bytes()
+}
+
+func compileReportSchema(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	sch, err := c.Compile(reportSchemaPath)
+	if err != nil {
+		t.Fatalf("compile %s: %v", reportSchemaPath, err)
+	}
+	return sch
+}
+
+func validateReportJSON(sch *jsonschema.Schema, b []byte) error {
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(b))
+	if err != nil {
+		return err
+	}
+	return sch.Validate(inst)
+}
+
+func TestReportJSONMatchesSchema(t *testing.T) {
+	sch := compileReportSchema(t)
+	for name, r := range map[string]*Report{
+		"sample": reportSample(),
+		"empty":  {SchemaVersion: ReportSchemaVersion, Tool: "rwdiag", Bundle: BundleInfo{Path: "b", HandMade: true}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b := renderReport(t, r, FormatJSON)
+			if err := validateReportJSON(sch, b); err != nil {
+				t.Fatalf("JSON report does not validate against %s:\n%v\n%s", reportSchemaPath, err, b)
+			}
+		})
+	}
+}
+
+// TestReportSchemaCatchesDrift makes sure the schema can fail: a field the Go
+// types do not have, a wrong enum or a missing required key is rejected.
+func TestReportSchemaCatchesDrift(t *testing.T) {
+	sch := compileReportSchema(t)
+	good := renderReport(t, reportSample(), FormatJSON)
+	tests := []struct {
+		name   string
+		mutate func(m map[string]any)
+	}{
+		{"unknown top-level field", func(m map[string]any) { m["generated_at"] = "2025-03-14T10:00:00Z" }},
+		{"unknown finding field", func(m map[string]any) { reportFindingAt(m, 0)["confidence"] = 0.9 }},
+		{"unknown evidence field", func(m map[string]any) {
+			reportFindingAt(m, 0)["evidence"].([]any)[0].(map[string]any)["column"] = 3
+		}},
+		{"unknown bundle field", func(m map[string]any) { m["bundle"].(map[string]any)["size"] = 1 }},
+		{"wrong severity", func(m map[string]any) { reportFindingAt(m, 0)["severity"] = "high" }},
+		{"severity as number", func(m map[string]any) { reportFindingAt(m, 0)["severity"] = 3 }},
+		{"wrong status", func(m map[string]any) { reportFindingAt(m, 0)["status"] = "passed" }},
+		{"wrong rule status", func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["status"] = "ok" }},
+		{"missing remediation", func(m map[string]any) { delete(reportFindingAt(m, 0), "remediation") }},
+		{"line zero", func(m map[string]any) {
+			reportFindingAt(m, 0)["evidence"].([]any)[1].(map[string]any)["line"] = 0
+		}},
+		{"bad time", func(m map[string]any) { m["bundle"].(map[string]any)["collected_at"] = "14/03/2025" }},
+		{"null findings", func(m map[string]any) { m["findings"] = nil }},
+		{"other schema version", func(m map[string]any) { m["schema_version"] = 2 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var m map[string]any
+			if err := json.Unmarshal(good, &m); err != nil {
+				t.Fatal(err)
+			}
+			tt.mutate(m)
+			b, err := json.Marshal(m)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := validateReportJSON(sch, b); err == nil {
+				t.Errorf("schema accepted a report with %s", tt.name)
+			}
+		})
+	}
+}
+
+func reportFindingAt(m map[string]any, i int) map[string]any {
+	return m["findings"].([]any)[i].(map[string]any)
+}
+
+var mdJSONBlockRE = regexp.MustCompile("(?s)```json\n(.*?)\n```")
+
+// TestReportSchemaDocExample checks the example in docs/report-schema.md:
+// it validates, and it is exactly what the Go types read and write.
+func TestReportSchemaDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/report-schema.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	blocks := mdJSONBlockRE.FindAllSubmatch(doc, -1)
+	if len(blocks) == 0 {
+		t.Fatal("docs/report-schema.md has no ```json block")
+	}
+	sch := compileReportSchema(t)
+	for i, m := range blocks {
+		example := m[1]
+		if err := validateReportJSON(sch, example); err != nil {
+			t.Errorf("example %d in docs/report-schema.md does not validate:\n%v", i+1, err)
+			continue
+		}
+		var r Report
+		dec := json.NewDecoder(bytes.NewReader(example))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			t.Errorf("example %d: decode into Report: %v", i+1, err)
+			continue
+		}
+		var want, got any
+		if err := json.Unmarshal(example, &want); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(renderReport(t, &r, FormatJSON), &got); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(want, got) {
+			t.Errorf("example %d does not survive a round trip through Report; rwdiag would write:\n%s",
+				i+1, renderReport(t, &r, FormatJSON))
+		}
+	}
+}
+
+func TestReportGolden(t *testing.T) {
+	empty := &Report{
+		SchemaVersion: ReportSchemaVersion,
+		Tool:          "rwdiag v0.4.0",
+		Bundle:        BundleInfo{Path: "./my-bundle", Format: "directory", HandMade: true, Complete: true, Files: 9},
+		Rules: []RuleResult{
+			{ID: "barrier-stall-slow-compute-node", Status: RulePassed},
+			{ID: "sink-blockage-retry-loop", Status: RuleError, Reason: `signal "errors": sql: no such table: rw_sinks`},
+		},
+	}
+	tests := []struct {
+		file   string
+		report *Report
+		format Format
+	}{
+		{"report.md", reportSample(), FormatMarkdown},
+		{"report.txt", reportSample(), FormatTable},
+		{"report.json", reportSample(), FormatJSON},
+		{"empty.md", empty, FormatMarkdown},
+		{"empty.txt", empty, FormatTable},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			got := renderReport(t, tt.report, tt.format)
+			path := filepath.Join("testdata", "golden", tt.file)
+			if *updateGolden {
+				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatalf("%v (run go test ./analyze -run TestReportGolden -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from the output (run with -update to accept it)\n--- got ---\n%s", path, got)
+			}
+		})
+	}
+}
+
+func TestReportTableFitsTerminal(t *testing.T) {
+	out := string(renderReport(t, reportSample(), FormatTable))
+	for i, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > 100 {
+			t.Errorf("line %d is %d columns wide:\n%s", i+1, n, line)
+		}
+		if strings.HasSuffix(line, " ") {
+			t.Errorf("line %d has trailing space: %q", i+1, line)
+		}
+	}
+	if strings.Contains(out, "\x1b") {
+		t.Error("table output has escape sequences")
+	}
+	for _, h := range []string{"SEVERITY", "STATUS", "PATTERN", "SUBJECT", "SUMMARY"} {
+		if !strings.Contains(out, h) {
+			t.Errorf("table output lacks header %s", h)
+		}
+	}
+}
+
+func TestReportNoFindings(t *testing.T) {
+	r := &Report{SchemaVersion: ReportSchemaVersion, Bundle: BundleInfo{Path: "b"}}
+	if out := renderReport(t, r, FormatTable); !bytes.Contains(out, []byte("\nNo findings.\n")) {
+		t.Errorf("table output of an empty report lacks \"No findings.\":\n%s", out)
+	}
+	out := renderReport(t, r, FormatJSON)
+	for _, want := range []string{`"findings": []`, `"rules": []`, `"problems": []`} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("JSON of an empty report lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestReportHostileText: bundle data cannot inject terminal escapes or break
+// the Markdown evidence table.
+func TestReportHostileText(t *testing.T) {
+	r := reportSample()
+	r.Findings[0].Evidence = []Evidence{{
+		Signal: "errors",
+		Path:   "logs/x|y.log",
+		Line:   7,
+		Text:   "\x1b[31mERROR\x1b[0m a|b ``code`` \x1b]0;title\x07\nsecond line\r\n" + strings.Repeat("x", 300),
+	}}
+	r.Findings[0].Subject = "evil\x1b[2J|`sink`"
+
+	table := renderReport(t, r, FormatTable)
+	if bytes.ContainsRune(table, '\x1b') {
+		t.Errorf("table output carries an escape sequence:\n%q", table)
+	}
+
+	md := string(renderReport(t, r, FormatMarkdown))
+	if strings.ContainsRune(md, '\x1b') {
+		t.Error("Markdown output carries an escape sequence")
+	}
+	var row string
+	for line := range strings.Lines(md) {
+		if strings.HasPrefix(line, "| `logs/x") {
+			row = strings.TrimSuffix(line, "\n")
+		}
+	}
+	if row == "" {
+		t.Fatalf("no evidence row for logs/x|y.log in:\n%s", md)
+	}
+	// Three cells: four unescaped pipes.
+	if n := len(regexp.MustCompile(`(^|[^\\])\|`).FindAllString(row, -1)); n != 4 {
+		t.Errorf("evidence row has %d cell boundaries, want 4:\n%s", n, row)
+	}
+	for _, want := range []string{"``` ERROR a\\|b ``code`` ", "<br>`second line", "…`", "`logs/x\\|y.log:7`"} {
+		if !strings.Contains(row, want) {
+			t.Errorf("evidence row lacks %q:\n%s", want, row)
+		}
+	}
+	if n := len([]rune(row)); n > 320 {
+		t.Errorf("evidence row is %d characters; the excerpt was not cut", n)
+	}
+}
+
+func TestReportWriteNonFiniteValue(t *testing.T) {
+	r := reportSample()
+	r.Findings[2].Evidence[0].Value = reportPtr(math.NaN())
+	b := renderReport(t, r, FormatJSON)
+	if err := validateReportJSON(compileReportSchema(t), b); err != nil {
+		t.Fatal(err)
+	}
+	if r.Findings[2].Evidence[0].Value == nil {
+		t.Error("Write changed the report")
+	}
+}
+
+func TestReportSort(t *testing.T) {
+	want := []string{
+		"critical firing barrier-stall barrier-stall-slow-compute-node risingwave-compute-1",
+		"critical inconclusive oom-crash-loop oom-crash-loop-compute cluster",
+		"warning firing sink-blockage sink-blockage-retry-loop orders_to_kafka",
+		"info firing backfill-starvation backfill-starvation-slow-progress mv_order_totals_by_region_hourly",
+	}
+	wantRules := []string{
+		"backfill-starvation-slow-progress", "barrier-stall-object-store", "barrier-stall-slow-compute-node",
+		"offset-replay-source-reset", "oom-crash-loop-compute", "sink-blockage-legacy-jdbc", "sink-blockage-retry-loop",
+	}
+	base := reportSample()
+	first := renderReport(t, base, FormatJSON)
+	// Every rotation of the input sorts the same way and writes the same bytes.
+	for shift := range len(base.Findings) {
+		r := reportSample()
+		r.Findings = append(r.Findings[shift:], r.Findings[:shift]...)
+		r.Rules = append(r.Rules[shift:], r.Rules[:shift]...)
+		if got := renderReport(t, r, FormatJSON); !bytes.Equal(got, first) {
+			t.Fatalf("rotation %d writes different JSON", shift)
+		}
+		r.Sort()
+		var got []string
+		for _, f := range r.Findings {
+			got = append(got, strings.Join([]string{f.Severity.String(), string(f.Status), f.Pattern, f.Rule, f.Subject}, " "))
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("rotation %d: findings sorted as\n%s\nwant\n%s", shift, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+		var gotRules []string
+		for _, rr := range r.Rules {
+			gotRules = append(gotRules, rr.ID)
+		}
+		if !reflect.DeepEqual(gotRules, wantRules) {
+			t.Errorf("rotation %d: rules sorted as %v", shift, gotRules)
+		}
+	}
+	// Same rule, several subjects: by subject.
+	r := &Report{Findings: []Finding{
+		{Rule: "a", Pattern: "p", Severity: SeverityWarning, Status: StatusFiring, Subject: "pod-2"},
+		{Rule: "a", Pattern: "p", Severity: SeverityWarning, Status: StatusFiring, Subject: "pod-10"},
+		{Rule: "a", Pattern: "p", Severity: SeverityWarning, Status: StatusFiring, Subject: "pod-1"},
+	}}
+	r.Sort()
+	if got := []string{r.Findings[0].Subject, r.Findings[1].Subject, r.Findings[2].Subject}; !reflect.DeepEqual(got, []string{"pod-1", "pod-10", "pod-2"}) {
+		t.Errorf("subjects sorted as %v", got)
+	}
+}
+
+func TestParseFailOn(t *testing.T) {
+	tests := []struct {
+		in        string
+		threshold Severity
+		never     bool
+		err       bool
+	}{
+		{"critical", SeverityCritical, false, false},
+		{"warning", SeverityWarning, false, false},
+		{"info", SeverityInfo, false, false},
+		{"never", 0, true, false},
+		{"", 0, false, true},
+		{"Warning", 0, false, true},
+		{"error", 0, false, true},
+	}
+	for _, tt := range tests {
+		threshold, never, err := ParseFailOn(tt.in)
+		if (err != nil) != tt.err || threshold != tt.threshold || never != tt.never {
+			t.Errorf("ParseFailOn(%q) = %v, %v, %v; want %v, %v, error %v", tt.in, threshold, never, err, tt.threshold, tt.never, tt.err)
+		}
+	}
+}
+
+func TestExceedsFailOn(t *testing.T) {
+	f := func(sev Severity, st Status) Finding {
+		return Finding{Rule: "r", Pattern: "p", Severity: sev, Status: st, Subject: "s"}
+	}
+	tests := []struct {
+		name      string
+		findings  []Finding
+		threshold Severity
+		want      bool
+	}{
+		{"no findings", nil, SeverityInfo, false},
+		{"inconclusive critical at info", []Finding{f(SeverityCritical, StatusInconclusive)}, SeverityInfo, false},
+		{"inconclusive critical at critical", []Finding{f(SeverityCritical, StatusInconclusive)}, SeverityCritical, false},
+		{"warning at warning", []Finding{f(SeverityWarning, StatusFiring)}, SeverityWarning, true},
+		{"warning at critical", []Finding{f(SeverityWarning, StatusFiring)}, SeverityCritical, false},
+		{"warning at info", []Finding{f(SeverityWarning, StatusFiring)}, SeverityInfo, true},
+		{"info at warning", []Finding{f(SeverityInfo, StatusFiring)}, SeverityWarning, false},
+		{"critical at warning", []Finding{f(SeverityCritical, StatusFiring)}, SeverityWarning, true},
+		{"mixed at critical", []Finding{f(SeverityWarning, StatusFiring), f(SeverityCritical, StatusInconclusive), f(SeverityCritical, StatusFiring)}, SeverityCritical, true},
+	}
+	for _, tt := range tests {
+		r := &Report{Findings: tt.findings}
+		if got := r.ExceedsFailOn(tt.threshold); got != tt.want {
+			t.Errorf("%s: ExceedsFailOn(%s) = %v, want %v", tt.name, tt.threshold, got, tt.want)
+		}
+	}
+}
+
+func TestParseFormat(t *testing.T) {
+	for _, s := range []string{"table", "json", "markdown"} {
+		if f, err := ParseFormat(s); err != nil || string(f) != s {
+			t.Errorf("ParseFormat(%q) = %q, %v", s, f, err)
+		}
+	}
+	for _, s := range []string{"", "yaml", "JSON", "md"} {
+		if _, err := ParseFormat(s); err == nil {
+			t.Errorf("ParseFormat(%q) succeeded", s)
+		}
+	}
+	if err := reportSample().Write(&bytes.Buffer{}, "yaml"); err == nil {
+		t.Error("Write with an unknown format succeeded")
+	}
+}

@@ -1,0 +1,154 @@
+package analyze
+
+import (
+	"text/template"
+
+	"github.com/expr-lang/expr/vm"
+	version "github.com/hashicorp/go-version"
+)
+
+// APIVersion and KindRuleSet head every rule file.
+const (
+	APIVersion  = "rwdiag/v1"
+	KindRuleSet = "RuleSet"
+)
+
+// The YAML form of a rule file. Field names are the documented keys; the
+// loader rejects keys that are not listed here.
+
+type ruleSetSpec struct {
+	APIVersion string     `yaml:"apiVersion"`
+	Kind       string     `yaml:"kind"`
+	Rules      []ruleSpec `yaml:"rules"`
+}
+
+type ruleSpec struct {
+	ID          string                `yaml:"id"`
+	Pattern     string                `yaml:"pattern"`
+	Severity    string                `yaml:"severity"`
+	Title       string                `yaml:"title"`
+	Description string                `yaml:"description"`
+	Versions    string                `yaml:"versions"`
+	Subject     subjectSpec           `yaml:"subject"`
+	Signals     map[string]signalSpec `yaml:"signals"`
+	Requires    string                `yaml:"requires"`
+	Condition   string                `yaml:"condition"`
+	Values      map[string]string     `yaml:"values"`
+	Summary     string                `yaml:"summary"`
+	Remediation string                `yaml:"remediation"`
+	Evidence    []string              `yaml:"evidence"`
+	References  []string              `yaml:"references"`
+}
+
+type subjectSpec struct {
+	Kind  string `yaml:"kind"`
+	Field string `yaml:"field"`
+	Expr  string `yaml:"expr"`
+}
+
+type signalSpec struct {
+	Description string    `yaml:"description"`
+	PromQL      string    `yaml:"promql"`
+	SQL         string    `yaml:"sql"`
+	SQLFallback []string  `yaml:"sql_fallback"`
+	Kube        *kubeSpec `yaml:"kube"`
+	Log         *logSpec  `yaml:"log"`
+}
+
+type kubeSpec struct {
+	Resource  string            `yaml:"resource"`
+	Component string            `yaml:"component"`
+	Labels    map[string]string `yaml:"labels"`
+	Path      string            `yaml:"path"`
+	Fields    map[string]string `yaml:"fields"`
+}
+
+type logSpec struct {
+	Files     []string `yaml:"files"`
+	Component string   `yaml:"component"`
+	Container string   `yaml:"container"`
+	Regex     string   `yaml:"regex"`
+	MinLevel  string   `yaml:"min_level"`
+	MaxRows   int      `yaml:"max_rows"`
+}
+
+// SignalKind is the evidence language a signal is written in.
+type SignalKind string
+
+// Signal kinds.
+const (
+	SignalPromQL SignalKind = "promql"
+	SignalSQL    SignalKind = "sql"
+	SignalKube   SignalKind = "kube"
+	SignalLog    SignalKind = "log"
+)
+
+// Signal is a compiled, named query of one evidence source.
+type Signal struct {
+	Name        string
+	Kind        SignalKind
+	Description string
+
+	PromQL      string
+	metricNames []string
+	allMetrics  bool
+
+	SQL []string // the query, then its fallbacks
+
+	Kube *KubeQuery
+
+	Log       *LogQuery
+	component string // log signals: keep matches of pods of this component
+}
+
+// Rule is a compiled rule, ready to run.
+type Rule struct {
+	ID          string
+	Pattern     string
+	Severity    Severity
+	Title       string
+	Description string
+	Remediation string
+	References  []string
+	// File is where the rule was loaded from ("builtin:barrier.yaml" for
+	// embedded rules).
+	File string
+	// Versions is the RisingWave version constraint as written; "" for all.
+	Versions string
+
+	SubjectKind  string
+	subjectField string
+	subjectExpr  *vm.Program
+
+	Signals   []*Signal
+	evidence  []string
+	requires  *vm.Program
+	condition *vm.Program
+	values    []namedProgram
+	summary   *template.Template
+	versions  version.Constraints
+}
+
+type namedProgram struct {
+	name string
+	prog *vm.Program
+}
+
+// AppliesTo reports whether the rule applies to a RisingWave version. An
+// unknown or unparsable version applies to every rule.
+func (r *Rule) AppliesTo(v string) bool {
+	if r.versions == nil || v == "" {
+		return true
+	}
+	ver, err := version.NewVersion(v)
+	if err != nil {
+		return true
+	}
+	// Pre-release and build suffixes (v2.1.0-rc.1, nightly-20261101) must not
+	// take a version out of its range.
+	core, err := version.NewVersion(ver.Core().String())
+	if err == nil {
+		ver = core
+	}
+	return r.versions.Check(ver)
+}

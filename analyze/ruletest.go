@@ -1,0 +1,383 @@
+package analyze
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/parser"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// KindRuleTest heads a rule test file.
+const KindRuleTest = "RuleTest"
+
+type testFileSpec struct {
+	APIVersion string     `yaml:"apiVersion"`
+	Kind       string     `yaml:"kind"`
+	Tests      []TestCase `yaml:"tests"`
+}
+
+// TestCase is one rule test: a bundle (a directory or archive, relative to
+// the test file), inline files laid over it, the rules to run (all when
+// empty) and the findings expected, exactly.
+type TestCase struct {
+	Name   string            `yaml:"name"`
+	Bundle string            `yaml:"bundle"`
+	Files  map[string]string `yaml:"files"`
+	Rules  []string          `yaml:"rules"`
+	Expect []Expectation     `yaml:"expect"`
+
+	file string
+	fsys fs.FS // set for tests loaded from a file system, else nil
+}
+
+// Expectation is one expected finding. An empty Severity matches any;
+// an empty Status means firing.
+type Expectation struct {
+	Rule     string `yaml:"rule"`
+	Subject  string `yaml:"subject"`
+	Severity string `yaml:"severity"`
+	Status   string `yaml:"status"`
+}
+
+func (e Expectation) String() string {
+	s := e.Rule + " " + e.Subject
+	if e.Severity != "" {
+		s += " " + e.Severity
+	}
+	if e.Status != "" && e.Status != string(StatusFiring) {
+		s += " (" + e.Status + ")"
+	}
+	return s
+}
+
+// File is the test file the case came from.
+func (c *TestCase) File() string { return c.file }
+
+// Runs reports whether the case evaluates the rule.
+func (c *TestCase) Runs(id string) bool {
+	if len(c.Rules) == 0 {
+		return true
+	}
+	for _, r := range c.Rules {
+		if r == id {
+			return true
+		}
+	}
+	return false
+}
+
+// Expects reports whether the case expects the rule to fire.
+func (c *TestCase) Expects(id string) bool {
+	for _, e := range c.Expect {
+		if e.Rule == id && (e.Status == "" || e.Status == string(StatusFiring)) {
+			return true
+		}
+	}
+	return false
+}
+
+// LoadTestPaths loads the rule test files among paths (files, or
+// directories searched for *.yaml files whose kind is RuleTest).
+func LoadTestPaths(paths []string) ([]*TestCase, error) {
+	var cases []*TestCase
+	var probs Problems
+	for _, p := range paths {
+		files, err := ruleFiles(p)
+		if err != nil {
+			probs = append(probs, &Problem{File: p, Msg: err.Error()})
+			continue
+		}
+		for _, f := range files {
+			data, err := os.ReadFile(f)
+			if err != nil {
+				probs = append(probs, &Problem{File: f, Msg: err.Error()})
+				continue
+			}
+			cs, err := parseTests(f, data, nil)
+			cases = append(cases, cs...)
+			probs = appendProblems(probs, err)
+		}
+	}
+	if len(probs) > 0 {
+		return cases, probs
+	}
+	return cases, nil
+}
+
+// LoadTestFS loads the rule test files of a file system.
+func LoadTestFS(fsys fs.FS) ([]*TestCase, error) {
+	var cases []*TestCase
+	var probs Problems
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if d.Name() == "testdata" {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !isYAML(p) {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, p)
+		if err != nil {
+			return err
+		}
+		cs, err := parseTests(p, data, fsys)
+		cases = append(cases, cs...)
+		probs = appendProblems(probs, err)
+		return nil
+	})
+	if err != nil {
+		probs = append(probs, &Problem{Msg: err.Error()})
+	}
+	if len(probs) > 0 {
+		return cases, probs
+	}
+	return cases, nil
+}
+
+func parseTests(name string, data []byte, fsys fs.FS) ([]*TestCase, error) {
+	l := &loader{file: name, pos: map[string]pos{}}
+	file, err := parser.ParseBytes(data, 0)
+	if err != nil {
+		return nil, Problems{l.yamlProblem(err)}
+	}
+	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
+		return nil, nil
+	}
+	body := file.Docs[0].Body
+	if topLevelString(body, "kind") != KindRuleTest {
+		return nil, nil
+	}
+	var spec testFileSpec
+	l.walk(body, reflect.TypeOf(spec), "")
+	if err := yaml.NodeToValue(body, &spec); err != nil {
+		return nil, append(l.probs, l.yamlProblem(err))
+	}
+	if spec.APIVersion != APIVersion {
+		l.add("", "apiVersion", "must be %q, not %q", APIVersion, spec.APIVersion)
+	}
+	var cases []*TestCase
+	for i := range spec.Tests {
+		c := &spec.Tests[i]
+		c.file, c.fsys = name, fsys
+		prefix := fmt.Sprintf("tests[%d]", i)
+		if c.Name == "" {
+			l.add(prefix, "name", "required")
+		}
+		if c.Bundle == "" && len(c.Files) == 0 {
+			l.add(prefix, "", "give a bundle, inline files, or both")
+		}
+		for j, e := range c.Expect {
+			if e.Rule == "" || e.Subject == "" {
+				l.add(prefix, fmt.Sprintf("expect[%d]", j), "rule and subject are required")
+			}
+			if e.Severity != "" {
+				if _, err := ParseSeverity(e.Severity); err != nil {
+					l.add(prefix, fmt.Sprintf("expect[%d].severity", j), "%v", err)
+				}
+			}
+			if e.Status != "" && e.Status != string(StatusFiring) && e.Status != string(StatusInconclusive) {
+				l.add(prefix, fmt.Sprintf("expect[%d].status", j), "want firing or inconclusive")
+			}
+		}
+		cases = append(cases, c)
+	}
+	if len(l.probs) > 0 {
+		return cases, l.probs
+	}
+	return cases, nil
+}
+
+// CaseResult is the outcome of one test case.
+type CaseResult struct {
+	Case     *TestCase
+	Pass     bool
+	Expected []Expectation
+	Got      []Expectation
+	Findings []Finding
+	Err      error
+}
+
+// String describes a failed case the way promtool does: the case, what was
+// expected and what came.
+func (r CaseResult) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %s\n", r.Case.file, r.Case.Name)
+	if r.Err != nil {
+		fmt.Fprintf(&b, "  error: %v\n", r.Err)
+		return b.String()
+	}
+	b.WriteString("  expected:\n")
+	writeExpectations(&b, r.Expected)
+	b.WriteString("  got:\n")
+	writeExpectations(&b, r.Got)
+	for _, f := range r.Findings {
+		fmt.Fprintf(&b, "  - %s %s: %s\n", f.Rule, f.Subject, f.Summary)
+	}
+	return b.String()
+}
+
+func writeExpectations(w io.Writer, es []Expectation) {
+	if len(es) == 0 {
+		fmt.Fprintln(w, "    (no findings)")
+	}
+	for _, e := range es {
+		fmt.Fprintf(w, "    %s\n", e)
+	}
+}
+
+// RunTests runs the cases whose "file: name" matches run (all when nil)
+// against the rules.
+func RunTests(ctx context.Context, cases []*TestCase, rules []*Rule, run *regexp.Regexp) []CaseResult {
+	var results []CaseResult
+	for _, c := range cases {
+		if run != nil && !run.MatchString(c.Name) {
+			continue
+		}
+		results = append(results, runCase(ctx, c, rules))
+	}
+	return results
+}
+
+func runCase(ctx context.Context, c *TestCase, all []*Rule) CaseResult {
+	res := CaseResult{Case: c, Expected: normalize(c.Expect)}
+	var rules []*Rule
+	byID := map[string]bool{}
+	for _, r := range all {
+		if c.Runs(r.ID) {
+			rules = append(rules, r)
+			byID[r.ID] = true
+		}
+	}
+	for _, id := range c.Rules {
+		if !byID[id] {
+			res.Err = fmt.Errorf("no loaded rule %q", id)
+			return res
+		}
+	}
+	dir, err := os.MkdirTemp("", "rwdiag-ruletest-")
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	defer os.RemoveAll(dir)
+	if err := c.materialize(dir); err != nil {
+		res.Err = err
+		return res
+	}
+	rep, err := Analyze(ctx, dir, rules, bundle.Options{})
+	if err != nil {
+		res.Err = err
+		return res
+	}
+	for _, f := range rep.Findings {
+		res.Got = append(res.Got, Expectation{Rule: f.Rule, Subject: f.Subject, Severity: f.Severity.String(), Status: string(f.Status)})
+	}
+	res.Findings = rep.Findings
+	res.Got = normalize(res.Got)
+	res.Pass = matches(res.Expected, res.Got)
+	return res
+}
+
+func normalize(es []Expectation) []Expectation {
+	out := make([]Expectation, len(es))
+	for i, e := range es {
+		if e.Status == "" {
+			e.Status = string(StatusFiring)
+		}
+		out[i] = e
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].String() < out[j].String() })
+	return out
+}
+
+// matches pairs every expectation with one finding; an expectation without
+// a severity matches any severity.
+func matches(want, got []Expectation) bool {
+	if len(want) != len(got) {
+		return false
+	}
+	used := make([]bool, len(got))
+	for _, w := range want {
+		found := false
+		for i, g := range got {
+			if used[i] || g.Rule != w.Rule || g.Subject != w.Subject || g.Status != w.Status {
+				continue
+			}
+			if w.Severity != "" && w.Severity != g.Severity {
+				continue
+			}
+			used[i], found = true, true
+			break
+		}
+		if !found {
+			return false
+		}
+	}
+	return true
+}
+
+// materialize lays the case's bundle and inline files out in dir.
+func (c *TestCase) materialize(dir string) error {
+	if c.Bundle != "" {
+		if err := c.copyBundle(dir); err != nil {
+			return fmt.Errorf("bundle %s: %w", c.Bundle, err)
+		}
+	}
+	for p, content := range c.Files {
+		clean := path.Clean(p)
+		if clean != p || strings.HasPrefix(p, "/") || strings.HasPrefix(p, "..") {
+			return fmt.Errorf("files: %q is not a clean relative path", p)
+		}
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *TestCase) copyBundle(dir string) error {
+	if c.fsys != nil {
+		src := path.Join(path.Dir(c.file), c.Bundle)
+		sub, err := fs.Sub(c.fsys, src)
+		if err != nil {
+			return err
+		}
+		return os.CopyFS(dir, sub)
+	}
+	src := filepath.Join(filepath.Dir(c.file), filepath.FromSlash(c.Bundle))
+	fi, err := os.Stat(src)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return os.CopyFS(dir, os.DirFS(src))
+	}
+	r, err := bundle.Open(src, bundle.Options{})
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, _, err = bundle.Extract(r, dir)
+	return err
+}

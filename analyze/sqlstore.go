@@ -1,0 +1,765 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"modernc.org/sqlite"
+)
+
+// sqlSchema is the schema the dumped relations are loaded into. SQLite looks
+// in attached schemas for unqualified names, so both "rw_actors" and
+// "rw_catalog.rw_actors" (as RisingWave's runbooks write it) name the table.
+const sqlSchema = "rw_catalog"
+
+// sqlDSN opens a private in-memory database. _dqs=0 makes a double-quoted
+// name always an identifier, as in PostgreSQL: a misspelt "Create Typ" is an
+// error rather than a string literal.
+const sqlDSN = ":memory:?_dqs=0"
+
+// placeholderColumn is the one column of the empty tables MissingTables
+// creates to look past a missing table.
+const placeholderColumn = "rwdiag placeholder"
+
+// TableInfo describes a table loaded from a CSV dump.
+type TableInfo struct {
+	// Name is the relation, e.g. "rw_worker_nodes" or "show_jobs".
+	Name string `json:"name"`
+	// Path is the bundle path it was loaded from.
+	Path string `json:"path"`
+	// Columns are the header's names, in order.
+	Columns []string `json:"columns"`
+	// Rows counts the rows loaded.
+	Rows int `json:"rows"`
+	// Ragged counts rows with more or fewer fields than the header; they
+	// were cut, or padded with NULL. RaggedLine is the line of the first.
+	Ragged     int `json:"ragged,omitempty"`
+	RaggedLine int `json:"ragged_line,omitempty"`
+	// Partial is set when loading stopped at an error; the rows before it
+	// were kept.
+	Partial bool `json:"partial,omitempty"`
+}
+
+// SQLStore is an in-memory SQLite database holding a bundle's sql/*.csv
+// dumps, one table per relation, queried with SQLite's SQL.
+//
+// Every column has NUMERIC affinity: "12" is stored as an integer, "0.5" as a
+// real, anything else as text, and an empty field (psql's NULL) as NULL. A
+// store is safe for concurrent use; its calls are serialised.
+type SQLStore struct {
+	db *sql.DB
+
+	mu     sync.Mutex
+	conn   *sql.Conn             // the one connection: the in-memory database lives as long as it does
+	tables map[string]*TableInfo // by lower-cased name, as SQLite compares them
+}
+
+// NewSQLStore returns an empty store.
+func NewSQLStore() (*SQLStore, error) {
+	db, err := sql.Open("sqlite", sqlDSN)
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	// An in-memory database belongs to its connection: keep exactly one,
+	// for ever.
+	db.SetMaxOpenConns(1)
+	db.SetMaxIdleConns(1)
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	ctx := context.Background()
+	conn, err := db.Conn(ctx)
+	if err == nil {
+		_, err = conn.ExecContext(ctx, "ATTACH DATABASE ':memory:' AS "+quoteIdent(sqlSchema))
+	}
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("open sqlite: %w", err)
+	}
+	return &SQLStore{db: db, conn: conn, tables: map[string]*TableInfo{}}, nil
+}
+
+// Close releases the database.
+func (s *SQLStore) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return nil
+	}
+	err := s.conn.Close()
+	s.conn = nil
+	return errors.Join(err, s.db.Close())
+}
+
+var errStoreClosed = errors.New("sql store is closed")
+
+// LoadCSV creates table name from a psql --csv dump read from r; path names
+// the dump in messages. The header row gives the column names, kept exactly.
+// Every row is inserted in one transaction. A row with too few or too many
+// fields is padded with NULL or cut, and counted in the table's TableInfo. A
+// CSV syntax error stops the loading with an error naming path, line and
+// column; the rows before it are kept. Loading a name twice is an error and
+// leaves the first table as it was.
+func (s *SQLStore) LoadCSV(name, path string, r io.Reader) error {
+	if name == "" || strings.ContainsRune(name, 0) {
+		return fmt.Errorf("load %s: bad table name %q", path, name)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return errStoreClosed
+	}
+	if t, ok := s.tables[strings.ToLower(name)]; ok {
+		return fmt.Errorf("load %s: table %q already loaded from %s", path, name, t.Path)
+	}
+
+	tap := &rawTap{r: r}
+	cr := csv.NewReader(tap)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return fmt.Errorf("load %s: empty file, no header row", path)
+	}
+	if err != nil {
+		return csvError(path, err)
+	}
+	header = append([]string(nil), header...)
+	if len(header) > 0 {
+		header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	}
+	cols := columnNames(header)
+	tap.consumed(cr.InputOffset())
+
+	ctx := context.Background()
+	table := quoteIdent(sqlSchema) + "." + quoteIdent(name)
+	defs := make([]string, len(cols))
+	for i, c := range cols {
+		defs[i] = quoteIdent(c) + " NUMERIC"
+	}
+	if _, err := s.conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return fmt.Errorf("load %s: %w", path, sqlError(err))
+	}
+	committed := false
+	defer func() {
+		if !committed {
+			s.conn.ExecContext(ctx, "ROLLBACK")
+		}
+	}()
+	if _, err := s.conn.ExecContext(ctx, "CREATE TABLE "+table+" ("+strings.Join(defs, ", ")+")"); err != nil {
+		return fmt.Errorf("load %s: create table %q: %w", path, name, sqlError(err))
+	}
+	insert := "INSERT INTO " + table + " VALUES (?" + strings.Repeat(", ?", len(cols)-1) + ")"
+	info := &TableInfo{Name: name, Path: path, Columns: cols}
+	var loadErr error
+	// The rows go straight to the driver: database/sql's conversions and
+	// locking per row cost more than SQLite's insert itself.
+	err = s.conn.Raw(func(dc any) error {
+		prep, ok1 := dc.(driver.ConnPrepareContext)
+		if !ok1 {
+			return errors.New("sqlite driver cannot prepare")
+		}
+		st, err := prep.PrepareContext(ctx, insert)
+		if err != nil {
+			return sqlError(err)
+		}
+		ins, ok := st.(driver.StmtExecContext)
+		if !ok {
+			st.Close()
+			return errors.New("sqlite driver cannot execute")
+		}
+		loadErr = loadRows(cr, tap, info, func(args []driver.NamedValue) error {
+			_, err := ins.ExecContext(ctx, args)
+			return sqlError(err)
+		})
+		return st.Close()
+	})
+	if err != nil {
+		return fmt.Errorf("load %s: %w", path, err)
+	}
+	if _, err := s.conn.ExecContext(ctx, "COMMIT"); err != nil {
+		return fmt.Errorf("load %s: commit: %w", path, sqlError(err))
+	}
+	committed = true
+	s.tables[strings.ToLower(name)] = info
+	return loadErr
+}
+
+// loadRows reads the records of cr and inserts each with insert, padding or
+// cutting it to len(info.Columns) fields, counting into info. It stops at the
+// first error, which it returns naming the file and line.
+func loadRows(cr *csv.Reader, tap *rawTap, info *TableInfo, insert func([]driver.NamedValue) error) error {
+	args := make([]driver.NamedValue, len(info.Columns))
+	for i := range args {
+		args[i].Ordinal = i + 1
+	}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			info.Partial = true
+			if errors.As(err, new(*csv.ParseError)) {
+				return csvError(info.Path, err)
+			}
+			return fmt.Errorf("load %s: after line %d: %w", info.Path, tap.line-1, err)
+		}
+		if len(rec) != len(args) {
+			info.Ragged++
+			if info.RaggedLine == 0 {
+				info.RaggedLine, _ = cr.FieldPos(0)
+			}
+		}
+		for i := range args {
+			switch {
+			case i >= len(rec):
+				args[i].Value = nil
+			case rec[i] != "":
+				args[i].Value = rec[i]
+			case tap.quoted(cr, i):
+				args[i].Value = "" // psql writes an empty string as "" and NULL as nothing
+			default:
+				args[i].Value = nil
+			}
+		}
+		line, _ := cr.FieldPos(0)
+		tap.consumed(cr.InputOffset())
+		if err := insert(args); err != nil {
+			info.Partial = true
+			return fmt.Errorf("load %s: line %d: %w", info.Path, line, err)
+		}
+		info.Rows++
+	}
+}
+
+// columnNames makes header names usable as distinct column names: SQLite
+// compares them case-insensitively, so "id" and "ID" clash. A clash gets
+// "_2", "_3"... and an empty name "column_N".
+func columnNames(header []string) []string {
+	cols := make([]string, len(header))
+	seen := map[string]bool{}
+	for i, h := range header {
+		if h == "" {
+			h = "column_" + strconv.Itoa(i+1)
+		}
+		c := h
+		for n := 2; seen[strings.ToLower(c)]; n++ {
+			c = h + "_" + strconv.Itoa(n)
+		}
+		seen[strings.ToLower(c)] = true
+		cols[i] = c
+	}
+	if len(cols) == 0 {
+		cols = []string{"column_1"}
+	}
+	return cols
+}
+
+func csvError(path string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		if pe.StartLine != pe.Line {
+			return fmt.Errorf("%s:%d:%d: %w (in the record starting on line %d)", path, pe.Line, pe.Column, pe.Err, pe.StartLine)
+		}
+		return fmt.Errorf("%s:%d:%d: %w", path, pe.Line, pe.Column, pe.Err)
+	}
+	return fmt.Errorf("load %s: %w", path, err)
+}
+
+// rawTap keeps the raw bytes of the CSV record being read, so that an empty
+// quoted field ("", psql's empty string) can be told from an empty unquoted
+// one (psql's NULL), which encoding/csv returns alike.
+type rawTap struct {
+	r    io.Reader
+	buf  []byte // input from offset base on
+	base int64
+	from int64 // where the current record's raw bytes start
+	line int   // line number of the byte at from
+}
+
+func (t *rawTap) Read(p []byte) (int, error) {
+	n, err := t.r.Read(p)
+	t.buf = append(t.buf, p[:n]...)
+	return n, err
+}
+
+// consumed marks the input up to offset end as read and done with.
+func (t *rawTap) consumed(end int64) {
+	if t.line == 0 {
+		t.line = 1
+	}
+	t.line += bytes.Count(t.buf[t.from-t.base:end-t.base], []byte{'\n'})
+	t.from = end
+	if k := end - t.base; k > 64<<10 {
+		n := copy(t.buf, t.buf[k:])
+		t.buf = t.buf[:n]
+		t.base = end
+	}
+}
+
+// quoted reports whether field i of the record cr just read starts with a
+// quote in the input.
+func (t *rawTap) quoted(cr *csv.Reader, i int) bool {
+	line, col := cr.FieldPos(i)
+	raw := t.buf[t.from-t.base:]
+	for l := t.line; l < line; l++ {
+		nl := bytes.IndexByte(raw, '\n')
+		if nl < 0 {
+			return false
+		}
+		raw = raw[nl+1:]
+	}
+	return col >= 1 && col <= len(raw) && raw[col-1] == '"'
+}
+
+// Tables lists the loaded tables by name.
+func (s *SQLStore) Tables() []TableInfo {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]TableInfo, 0, len(s.tables))
+	for _, t := range s.tables {
+		c := *t
+		c.Columns = append([]string(nil), t.Columns...)
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Query runs a read-only query: one SELECT, WITH ... SELECT or VALUES
+// statement. It returns the column names and one Row per result row, keyed
+// by column name (when a name repeats, the leftmost column's value is kept).
+// Values are int64, float64, string or nil.
+func (s *SQLStore) Query(ctx context.Context, query string) (cols []string, rows []Row, err error) {
+	cols, vals, err := s.QueryValues(ctx, query)
+	if err != nil {
+		return nil, nil, err
+	}
+	rows = make([]Row, len(vals))
+	for i, v := range vals {
+		row := make(Row, len(cols))
+		for j, c := range cols {
+			if _, dup := row[c]; !dup {
+				row[c] = v[j]
+			}
+		}
+		rows[i] = row
+	}
+	return cols, rows, nil
+}
+
+// QueryValues is Query with each row's values in column order.
+//
+// The query is refused unless it is a single read-only statement, and runs
+// with SQLite's query_only pragma on, an authorizer that allows reading
+// only, inside a transaction that is rolled back.
+func (s *SQLStore) QueryValues(ctx context.Context, query string) (cols []string, rows [][]any, err error) {
+	if err := checkReadOnly(query); err != nil {
+		return nil, nil, err
+	}
+	return s.query(ctx, query)
+}
+
+// query runs query with SQLite's own guards against writing.
+func (s *SQLStore) query(ctx context.Context, query string) (cols []string, rows [][]any, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return nil, nil, errStoreClosed
+	}
+	bg := context.Background() // the clean-up must run even when ctx is done
+	exec := func(q string) error {
+		if _, err := s.conn.ExecContext(bg, q); err != nil {
+			return fmt.Errorf("%s: %w", q, sqlError(err))
+		}
+		return nil
+	}
+	if err := exec("PRAGMA query_only = ON"); err != nil {
+		return nil, nil, err
+	}
+	defer func() { err = errors.Join(err, exec("PRAGMA query_only = OFF")) }()
+	if err := exec("BEGIN"); err != nil {
+		return nil, nil, err
+	}
+	defer func() { err = errors.Join(err, exec("ROLLBACK")) }()
+	var denied string
+	if err := s.setAuthorizer(func(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
+		switch action {
+		case sqlite.AuthSelect, sqlite.AuthRead, sqlite.AuthFunction, sqlite.AuthRecursive:
+			return sqlite.AuthorizerOK
+		case sqlite.AuthPragma:
+			if readOnlyPragma(arg1) { // e.g. SELECT * FROM pragma_table_info('rw_actors')
+				return sqlite.AuthorizerOK
+			}
+		}
+		if denied == "" {
+			denied = strings.TrimSpace(authActionName(action) + " " + arg1)
+		}
+		return sqlite.AuthorizerDeny
+	}); err != nil {
+		return nil, nil, err
+	}
+	defer func() { err = errors.Join(err, s.setAuthorizer(nil)) }()
+
+	rs, err := s.conn.QueryContext(ctx, query)
+	if err != nil {
+		if denied != "" {
+			return nil, nil, fmt.Errorf("only reading is allowed: %s refused", denied)
+		}
+		return nil, nil, sqlError(err)
+	}
+	defer rs.Close()
+	cols, err = rs.Columns()
+	if err != nil {
+		return nil, nil, sqlError(err)
+	}
+	ptrs := make([]any, len(cols))
+	for rs.Next() {
+		vals := make([]any, len(cols))
+		for i := range vals {
+			ptrs[i] = &vals[i]
+		}
+		if err := rs.Scan(ptrs...); err != nil {
+			return nil, nil, sqlError(err)
+		}
+		for i, v := range vals {
+			if b, ok := v.([]byte); ok {
+				vals[i] = string(b)
+			}
+		}
+		rows = append(rows, vals)
+	}
+	if err := rs.Err(); err != nil {
+		return nil, nil, sqlError(err)
+	}
+	return cols, rows, nil
+}
+
+func (s *SQLStore) setAuthorizer(fn sqlite.AuthorizerFn) error {
+	return s.conn.Raw(func(dc any) error {
+		ar, ok := dc.(sqlite.AuthorizerRegisterer)
+		if !ok {
+			return errors.New("sqlite driver has no authorizer")
+		}
+		return ar.RegisterAuthorizer(fn)
+	})
+}
+
+func authActionName(a sqlite.AuthorizerActionCode) string {
+	switch a {
+	case sqlite.AuthInsert:
+		return "INSERT INTO"
+	case sqlite.AuthUpdate:
+		return "UPDATE"
+	case sqlite.AuthDelete:
+		return "DELETE FROM"
+	case sqlite.AuthAttach:
+		return "ATTACH"
+	case sqlite.AuthDetach:
+		return "DETACH"
+	case sqlite.AuthPragma:
+		return "PRAGMA"
+	case sqlite.AuthCreateTable, sqlite.AuthCreateTempTable, sqlite.AuthCreateView, sqlite.AuthCreateTempView,
+		sqlite.AuthCreateIndex, sqlite.AuthCreateTempIndex, sqlite.AuthCreateTrigger, sqlite.AuthCreateTempTrigger,
+		sqlite.AuthCreateVTable:
+		return "CREATE"
+	case sqlite.AuthDropTable, sqlite.AuthDropTempTable, sqlite.AuthDropView, sqlite.AuthDropTempView,
+		sqlite.AuthDropIndex, sqlite.AuthDropTempIndex, sqlite.AuthDropTrigger, sqlite.AuthDropTempTrigger,
+		sqlite.AuthDropVTable:
+		return "DROP"
+	}
+	return fmt.Sprintf("operation %d", int(a))
+}
+
+// readOnlyPragma reports whether a query may read pragma name as a
+// table-valued function, e.g. pragma_table_info('rw_actors').
+func readOnlyPragma(name string) bool {
+	switch name {
+	case "table_info", "table_xinfo", "table_list", "index_list", "index_info", "index_xinfo",
+		"database_list", "function_list", "collation_list", "pragma_list", "module_list", "compile_options":
+		return true
+	}
+	return false
+}
+
+// maxMissingRounds bounds MissingTables' prepare-and-patch loop.
+const maxMissingRounds = 64
+
+// MissingTables returns the tables query reads that are not loaded, as
+// written in the query without a schema ("rw_actors"). It asks SQLite: it
+// prepares the query, and on "no such table: X" records X, creates an empty
+// stand-in for it and prepares again, adding the columns the query asks of
+// the stand-ins, until the query prepares or fails for another reason; all
+// inside a transaction that is rolled back. It returns nil for a query that
+// is not a single read-only statement: Query says why.
+func (s *SQLStore) MissingTables(query string) []string {
+	if checkReadOnly(query) != nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.conn == nil {
+		return nil
+	}
+	ctx := context.Background()
+	if _, err := s.conn.ExecContext(ctx, "BEGIN"); err != nil {
+		return nil
+	}
+	defer s.conn.ExecContext(ctx, "ROLLBACK")
+
+	var missing, standIns []string
+	seen := map[string]bool{}
+	last := ""
+	for range maxMissingRounds {
+		st, err := s.conn.PrepareContext(ctx, query)
+		if err == nil {
+			st.Close()
+			break
+		}
+		msg := sqliteMessage(err)
+		if msg == last {
+			break
+		}
+		last = msg
+		if name, ok := strings.CutPrefix(msg, "no such table: "); ok {
+			schema, table := sqlSchema, name
+			if sc, t, ok := strings.Cut(name, "."); ok {
+				schema, table = sc, t
+			}
+			if s.tables[strings.ToLower(table)] != nil {
+				break // loaded, but named in a schema it is not in
+			}
+			if !seen[strings.ToLower(table)] {
+				seen[strings.ToLower(table)] = true
+				missing = append(missing, table)
+			}
+			standIn := quoteIdent(schema) + "." + quoteIdent(table)
+			if _, err := s.conn.ExecContext(ctx, "CREATE TABLE "+standIn+" ("+quoteIdent(placeholderColumn)+")"); err != nil {
+				break // e.g. a schema that does not exist
+			}
+			standIns = append(standIns, standIn)
+			continue
+		}
+		if col, ok := strings.CutPrefix(msg, "no such column: "); ok && len(standIns) > 0 {
+			col, _, _ = strings.Cut(col, ` - should this be a string literal`)
+			if i := strings.LastIndexByte(col, '.'); i >= 0 {
+				col = col[i+1:]
+			}
+			if u, err := strconv.Unquote(col); err == nil && strings.HasPrefix(col, `"`) {
+				col = u
+			}
+			for _, t := range standIns {
+				s.conn.ExecContext(ctx, "ALTER TABLE "+t+" ADD COLUMN "+quoteIdent(col))
+			}
+			continue
+		}
+		break
+	}
+	return missing
+}
+
+// CheckSQL checks a query when rules are loaded, before any table exists: it
+// must be a single read-only statement (SELECT, WITH ... SELECT or VALUES)
+// that SQLite can parse. Names are not checked: a missing table or column is
+// the bundle's business.
+func CheckSQL(query string) error {
+	if err := checkReadOnly(query); err != nil {
+		return err
+	}
+	db, err := sql.Open("sqlite", sqlDSN)
+	if err != nil {
+		return fmt.Errorf("open sqlite: %w", err)
+	}
+	defer db.Close()
+	db.SetMaxOpenConns(1)
+	st, err := db.PrepareContext(context.Background(), query)
+	if err == nil {
+		return st.Close()
+	}
+	msg := sqliteMessage(err)
+	if strings.HasPrefix(msg, "no such table: ") || strings.HasPrefix(msg, "no such column: ") {
+		return nil
+	}
+	return sqlError(err)
+}
+
+// checkReadOnly refuses anything but one SELECT, WITH ... SELECT or VALUES
+// statement, with a clearer message than SQLite's authorizer would give.
+func checkReadOnly(query string) error {
+	verb, more := statementVerb(query)
+	switch {
+	case more:
+		return errors.New("only one statement is allowed")
+	case verb == "":
+		return errors.New("empty query")
+	case writeVerb(verb):
+		return fmt.Errorf("only a read-only query (SELECT, WITH ... SELECT or VALUES) is allowed, not %s", verb)
+	}
+	// SELECT, VALUES, or a word SQLite will call a syntax error.
+	return nil
+}
+
+// writeVerb reports whether verb starts one of SQLite's statements other
+// than SELECT and VALUES.
+func writeVerb(verb string) bool {
+	switch verb {
+	case "ALTER", "ANALYZE", "ATTACH", "BEGIN", "COMMIT", "CREATE", "DELETE", "DETACH", "DROP", "END",
+		"EXPLAIN", "INSERT", "PRAGMA", "REINDEX", "RELEASE", "REPLACE", "ROLLBACK", "SAVEPOINT",
+		"UPDATE", "VACUUM":
+		return true
+	}
+	return false
+}
+
+// statementVerb returns the keyword that says what the first statement of q
+// does (for "WITH ... SELECT", SELECT), upper-cased, and whether another
+// statement follows it. It knows SQLite's comments, strings and quoted
+// identifiers, and leaves the rest of the syntax to SQLite.
+func statementVerb(q string) (verb string, more bool) {
+	depth := 0
+	semi := false
+	with := false
+	for i := 0; i < len(q); {
+		c := q[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+			continue
+		case strings.HasPrefix(q[i:], "--"):
+			if j := strings.IndexByte(q[i:], '\n'); j >= 0 {
+				i += j + 1
+			} else {
+				i = len(q)
+			}
+			continue
+		case strings.HasPrefix(q[i:], "/*"):
+			if j := strings.Index(q[i+2:], "*/"); j >= 0 {
+				i += j + 4
+			} else {
+				i = len(q)
+			}
+			continue
+		case c == ';':
+			semi = true
+			i++
+			continue
+		}
+		if semi {
+			return verb, true
+		}
+		switch {
+		case c == '\'' || c == '"' || c == '`' || c == '[':
+			end := c
+			if c == '[' {
+				end = ']'
+			}
+			i++
+			for i < len(q) {
+				if q[i] == end {
+					if end != ']' && i+1 < len(q) && q[i+1] == end {
+						i += 2 // a doubled quote
+						continue
+					}
+					break
+				}
+				i++
+			}
+			i++
+		case c == '(':
+			depth++
+			i++
+		case c == ')':
+			depth--
+			i++
+		case isWordByte(c):
+			j := i
+			for j < len(q) && isWordByte(q[j]) {
+				j++
+			}
+			word := strings.ToUpper(q[i:j])
+			i = j
+			switch {
+			case verb == "" && word == "WITH":
+				with = true
+				verb = word
+			case verb == "":
+				verb = word
+			case with && depth == 0:
+				switch word {
+				case "SELECT", "VALUES", "INSERT", "UPDATE", "DELETE", "REPLACE":
+					verb, with = word, false
+				}
+			}
+		default:
+			i++
+		}
+	}
+	return verb, false
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80 || c == '$'
+}
+
+// quoteIdent quotes a name as an SQL identifier.
+func quoteIdent(s string) string {
+	return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+}
+
+// sqliteMessage is SQLite's own message in err, without the driver's
+// "SQL logic error: " prefix and " (1)" result code suffix.
+func sqliteMessage(err error) string {
+	msg := err.Error()
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return msg
+	}
+	msg = se.Error()
+	if i := strings.LastIndex(msg, " ("); i >= 0 && strings.HasSuffix(msg, ")") {
+		if _, err := strconv.Atoi(msg[i+2 : len(msg)-1]); err == nil {
+			msg = msg[:i]
+		}
+	}
+	if _, rest, ok := strings.Cut(msg, ": "); ok && sqliteCodeText(msg[:len(msg)-len(rest)-2]) {
+		msg = rest
+	}
+	return msg
+}
+
+// sqliteCodeText reports whether s is one of the generic texts SQLite gives
+// for a result code, which the driver puts before the real message.
+func sqliteCodeText(s string) bool {
+	switch s {
+	case "SQL logic error", "not authorized", "attempt to write a readonly database", "interrupted",
+		"constraint failed", "string or blob too big", "out of memory", "database is locked":
+		return true
+	}
+	return false
+}
+
+// sqlQueryError is an SQLite error with its message cleaned up.
+type sqlQueryError struct {
+	msg string
+	err error
+}
+
+func (e *sqlQueryError) Error() string { return e.msg }
+func (e *sqlQueryError) Unwrap() error { return e.err }
+
+func sqlError(err error) error {
+	var se *sqlite.Error
+	if !errors.As(err, &se) {
+		return err
+	}
+	return &sqlQueryError{msg: sqliteMessage(err), err: err}
+}

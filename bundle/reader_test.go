@@ -1,0 +1,268 @@
+package bundle
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+type testFile struct {
+	path  string
+	body  string
+	class Class
+}
+
+var scrapeTime = time.UnixMilli(1796000000123).UTC()
+
+// bigLog is a log longer than the reader's and the tar's buffers.
+func bigLog() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 300<<10; i++ {
+		b.WriteString(hostileLogLine(i))
+	}
+	return b.String()
+}
+
+func testFiles() []testFile {
+	return []testFile{
+		{"kubernetes/pods.json", goodFirstBody, Class{Kind: KindPods, Name: "pods"}},
+		{"kubernetes/statefulsets.json", `{"items":[]}`, Class{Kind: KindKubeObjects, Name: "statefulsets"}},
+		{"kubernetes/describe/pods/risingwave-meta-0.txt", "Name: risingwave-meta-0\n", Class{Kind: KindDescribe, Pod: "risingwave-meta-0"}},
+		{"logs/risingwave-compute-0/compute.log", bigLog(), Class{Kind: KindLog, Pod: "risingwave-compute-0", Container: "compute"}},
+		{"logs/risingwave-compute-0/compute.previous.log", "panicked at 'oom'\n", Class{Kind: KindPreviousLog, Pod: "risingwave-compute-0", Container: "compute"}},
+		{"metrics/risingwave-compute-0/1796000000123.prom", "stream_barrier_latency_count 12\n", Class{Kind: KindMetricsScrape, Pod: "risingwave-compute-0", ScrapedAt: scrapeTime}},
+		{"metrics/prometheus/barrier_latency.json", `{"status":"success"}`, Class{Kind: KindPrometheusRange, Name: "barrier_latency"}},
+		{"sql/rw_worker_nodes.csv", goodLastBody, Class{Kind: KindSQLTable, Name: "rw_worker_nodes"}},
+		{"diagnose/await-tree.txt", "", Class{Kind: KindAwaitTreeText}}, // empty file
+		{"notes/README", "hand-added\n", Class{}},
+	}
+}
+
+func sha(s string) string {
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])
+}
+
+// writeBundle writes files (in reverse order, to show the writer sorts) to
+// a new bundle in dir and returns its path.
+func writeBundle(t *testing.T, dir string, opts WriterOptions, files []testFile) string {
+	t.Helper()
+	dest := filepath.Join(dir, "bundle."+opts.Format.String())
+	w, err := NewWriter(dest, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Update(func(m *Manifest) { m.Namespace = "rw"; m.Cluster = "prod" })
+	for _, f := range slices.Backward(files) {
+		if err := w.WriteFile(f.path, "test "+f.path, []byte(f.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return dest
+}
+
+func TestRoundTrip(t *testing.T) {
+	files := testFiles()
+	byPath := map[string]testFile{}
+	var sorted []string
+	for _, f := range files {
+		byPath[f.path] = f
+		sorted = append(sorted, f.path)
+	}
+	slices.Sort(sorted)
+
+	type form struct {
+		name   string
+		format Format // of the archive written
+		root   string
+		dir    bool // extract it and read the directory
+	}
+	var forms []form
+	for _, f := range []Format{FormatTarZstd, FormatTarGzip, FormatTar} {
+		for _, root := range []string{"", "rwdiag-prod-20261129T204300Z"} {
+			forms = append(forms, form{name: fmt.Sprintf("%v/root=%q", f, root), format: f, root: root})
+		}
+	}
+	forms = append(forms, form{name: "directory", format: FormatTarZstd, root: "rwdiag-prod-20261129T204300Z", dir: true})
+
+	for _, fm := range forms {
+		t.Run(fm.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			name := writeBundle(t, tmp, WriterOptions{Format: fm.format, Root: fm.root}, files)
+			wantPaths := append([]string{ManifestPath}, sorted...)
+			if fm.dir {
+				r, err := Open(name, Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				name = filepath.Join(tmp, "extracted")
+				if n, problems, err := Extract(r, name); err != nil || len(problems) > 0 || n != len(files)+1 {
+					t.Fatalf("Extract = %d, %v, %v", n, problems, err)
+				}
+				r.Close()
+				wantPaths = append([]string(nil), wantPaths...)
+				slices.Sort(wantPaths) // a directory is read in lexical order
+			}
+			r, err := Open(name, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.Close()
+			wantFormat := fm.format
+			if fm.dir {
+				wantFormat = FormatDir
+			}
+			if r.Format() != wantFormat || r.Name() != name {
+				t.Errorf("Format, Name = %v, %q; want %v, %q", r.Format(), r.Name(), wantFormat, name)
+			}
+			gots := drainAll(t, r)
+			var paths []string
+			var manifest *Manifest
+			for _, g := range gots {
+				if g.NextErr != nil || g.ReadErr != nil {
+					t.Fatalf("unexpected errors: %v, %v", g.NextErr, g.ReadErr)
+				}
+				paths = append(paths, g.Path)
+				if g.Size != int64(len(g.Data)) {
+					t.Errorf("%s: Size %d, read %d bytes", g.Path, g.Size, len(g.Data))
+				}
+				if g.Path == ManifestPath {
+					if g.Class.Kind != KindManifest {
+						t.Errorf("manifest classified %v", g.Class.Kind)
+					}
+					if manifest, err = DecodeManifest(bytes.NewReader(g.Data)); err != nil {
+						t.Fatal(err)
+					}
+					continue
+				}
+				f := byPath[g.Path]
+				if string(g.Data) != f.body {
+					t.Errorf("%s: content differs (%d bytes, want %d)", g.Path, len(g.Data), len(f.body))
+				}
+				if g.Class != f.class {
+					t.Errorf("%s: class %+v, want %+v", g.Path, g.Class, f.class)
+				}
+			}
+			if !slices.Equal(paths, wantPaths) {
+				t.Errorf("paths\n got %q\nwant %q", paths, wantPaths)
+			}
+			if manifest == nil {
+				t.Fatal("no manifest")
+			}
+			if manifest.Namespace != "rw" || manifest.Cluster != "prod" || !manifest.Complete || manifest.FormatVersion != FormatVersion {
+				t.Errorf("manifest header = %+v", manifest)
+			}
+			var listed []string
+			for _, fe := range manifest.Files {
+				listed = append(listed, fe.Path)
+				f := byPath[fe.Path]
+				if fe.Size != int64(len(f.body)) || fe.SHA256 != sha(f.body) || fe.Source != "test "+f.path {
+					t.Errorf("manifest entry %+v, want size %d sha256 %s", fe, len(f.body), sha(f.body))
+				}
+			}
+			if !slices.Equal(listed, sorted) {
+				t.Errorf("manifest lists\n %q\nwant %q", listed, sorted)
+			}
+		})
+	}
+}
+
+func TestReaderStripsWrappingDirFromFirstEntry(t *testing.T) {
+	tests := []struct {
+		first  string
+		isDir  bool
+		prefix string
+	}{
+		{"manifest.json", false, ""},
+		{"logs/p/c.log", false, ""},
+		{"rwdiag-x", true, "rwdiag-x/"},
+		{"rwdiag-x/manifest.json", false, "rwdiag-x/"},
+		{"README", false, ""}, // a file at the root is not a wrapping directory
+		{"notes/a.txt", false, "notes/"},
+	}
+	for _, tt := range tests {
+		if got := wrappingDir(tt.first, tt.isDir); got != tt.prefix {
+			t.Errorf("wrappingDir(%q, %v) = %q, want %q", tt.first, tt.isDir, got, tt.prefix)
+		}
+	}
+}
+
+func TestCleanName(t *testing.T) {
+	tests := []struct{ in, clean, reason string }{
+		{"logs/p/c.log", "logs/p/c.log", ""},
+		{"./logs/p/c.log", "logs/p/c.log", ""},
+		{"logs//p/./c.log", "logs/p/c.log", ""},
+		{"dir/", "dir", ""},
+		{"", "", "empty name"},
+		{"/etc/passwd", "", "absolute path"},
+		{"../evil", "", `".." path component`},
+		{"logs/../../evil", "", `".." path component`},
+		{"logs/..", "", `".." path component`},
+		{`logs\..\evil`, "", "backslash in name"},
+		{"C:/evil", "", "drive letter in path"},
+		{"a\x00b", "", "NUL byte in name"},
+		{".", "", "names the archive root"},
+		{"./", "", "names the archive root"},
+	}
+	for _, tt := range tests {
+		clean, reason := cleanName(tt.in)
+		if clean != tt.clean || reason != tt.reason {
+			t.Errorf("cleanName(%q) = %q, %q; want %q, %q", tt.in, clean, reason, tt.clean, tt.reason)
+		}
+	}
+}
+
+func TestOpenMissing(t *testing.T) {
+	if _, err := Open(filepath.Join(t.TempDir(), "nope.tar.zst"), Options{}); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Open of a missing file = %v", err)
+	}
+}
+
+func TestEntryReadsAreIndependentOfConsumerBufferSize(t *testing.T) {
+	// Reading with a 1-byte buffer gives the same bytes as io.ReadAll.
+	name := writeBundle(t, t.TempDir(), WriterOptions{Format: FormatTarZstd}, testFiles()[:4])
+	r, err := Open(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		one := make([]byte, 1)
+		for {
+			n, err := e.Read(one)
+			b.Write(one[:n])
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if int64(b.Len()) != e.Size {
+			t.Errorf("%s: read %d bytes one at a time, want %d", e.Path, b.Len(), e.Size)
+		}
+		if e.Path == "logs/risingwave-compute-0/compute.log" {
+			break // long enough
+		}
+	}
+}

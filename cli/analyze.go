@@ -1,0 +1,165 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/rules"
+)
+
+// Flags shared by the commands that load rules.
+func ruleFlags() []ucli.Flag {
+	return []ucli.Flag{
+		&ucli.StringSliceFlag{Name: "rules", Usage: "also load rule files from `PATH` (a file or directory; repeatable); a rule with a built-in's id replaces it"},
+		&ucli.StringSliceFlag{Name: "disable", Usage: "switch off the rule `ID` (repeatable)"},
+		&ucli.BoolFlag{Name: "no-builtin", Usage: "do not load the built-in rules"},
+	}
+}
+
+// loadRules loads the built-in rules and those named by --rules and extra,
+// less --disable.
+func loadRules(c *ucli.Context, extra ...string) ([]*analyze.Rule, error) {
+	var base []*analyze.Rule
+	var probs analyze.Problems
+	if !c.Bool("no-builtin") {
+		rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+		if err != nil {
+			probs = appendRuleProblems(probs, err)
+		}
+		base = rs
+	}
+	var added []*analyze.Rule
+	if paths := append(c.StringSlice("rules"), extra...); len(paths) > 0 {
+		rs, err := analyze.LoadPaths(paths)
+		if err != nil {
+			probs = appendRuleProblems(probs, err)
+		}
+		added = rs
+	}
+	if len(probs) > 0 {
+		return nil, &exitError{exitUsage, fmt.Errorf("invalid rules:\n%w", probs)}
+	}
+	merged, err := analyze.Merge(base, added, c.StringSlice("disable"))
+	if err != nil {
+		return nil, usageError(c, "%v", err)
+	}
+	return merged, nil
+}
+
+func appendRuleProblems(probs analyze.Problems, err error) analyze.Problems {
+	var ps analyze.Problems
+	if errors.As(err, &ps) {
+		return append(probs, ps...)
+	}
+	return append(probs, &analyze.Problem{Msg: err.Error()})
+}
+
+func analyzeCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "analyze",
+		Usage:     "apply the rules to a bundle and report what went wrong, with evidence and remedies",
+		UsageText: "rwdiag analyze [options] BUNDLE",
+		Description: "Reads BUNDLE (a directory, or a tar, tar.zst or tar.gz archive) once, offline, and\n" +
+			"applies the built-in rules and any given with --rules. Each finding names its\n" +
+			"subject (a pod, sink, source or materialized view), the evidence (file and line,\n" +
+			"or metric series and value) and the remedy. A rule whose inputs the bundle lacks\n" +
+			"is reported as inconclusive, with what to collect.\n\n" +
+			"Exit status: 0 when no firing finding is at or above --fail-on, 1 when one is,\n" +
+			"2 for usage errors, invalid rules or an unreadable bundle.\n\n" +
+			"Examples:\n" +
+			"   rwdiag analyze samples/compound-incident\n" +
+			"   rwdiag analyze --format markdown -o ticket.md rwdiag-prod-20261129T204300Z.tar.zst\n" +
+			"   rwdiag analyze --format json --fail-on never bundle.tar.zst | jq '.findings[].subject'\n" +
+			"   rwdiag analyze --rules ./my-rules --disable sink-blockage-decoupled-lag bundle.tar.zst",
+		Flags: append([]ucli.Flag{
+			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT` of the report: table, json or markdown (default: table, or as -o's extension says: .json, .md)"},
+			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` ('-' is stdout)"},
+			&ucli.StringFlag{Name: "fail-on", Value: "warning", Usage: "exit 1 when a firing finding is at or above `SEVERITY` (critical, warning, info, never)"},
+		}, ruleFlags()...),
+		Action: runAnalyze,
+	}
+}
+
+func runAnalyze(c *ucli.Context) error {
+	if c.NArg() != 1 {
+		return usageError(c, "want one BUNDLE, got %d arguments", c.NArg())
+	}
+	out := c.String("output")
+	format, err := reportFormat(c.String("format"), out)
+	if err != nil {
+		return usageError(c, "%v", err)
+	}
+	threshold, never, err := analyze.ParseFailOn(c.String("fail-on"))
+	if err != nil {
+		return usageError(c, "--fail-on: %v", err)
+	}
+	opts, err := readerOptions(c)
+	if err != nil {
+		return err
+	}
+	rs, err := loadRules(c)
+	if err != nil {
+		return err
+	}
+	rep, err := analyze.Analyze(c.Context, c.Args().First(), rs, opts)
+	if err != nil {
+		return inputError(err)
+	}
+	if err := writeOutput(c, out, func(w io.Writer) error { return rep.Write(w, format) }); err != nil {
+		return err
+	}
+	for _, p := range rep.Bundle.Problems {
+		fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s\n", p)
+	}
+	if !never && rep.ExceedsFailOn(threshold) {
+		return &exitError{code: exitFailed}
+	}
+	return nil
+}
+
+// reportFormat picks the format: the flag, else -o's extension, else a table.
+func reportFormat(flag, out string) (analyze.Format, error) {
+	if flag != "" {
+		return analyze.ParseFormat(flag)
+	}
+	switch strings.ToLower(filepath.Ext(out)) {
+	case ".json":
+		return analyze.ParseFormat("json")
+	case ".md", ".markdown":
+		return analyze.ParseFormat("markdown")
+	}
+	return analyze.ParseFormat("table")
+}
+
+// writeOutput writes to stdout, or to a file that appears only when whole.
+func writeOutput(c *ucli.Context, out string, write func(io.Writer) error) error {
+	if out == "" || out == "-" {
+		return write(c.App.Writer)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
+	if err != nil {
+		return inputError(fmt.Errorf("write %s: %w", out, err))
+	}
+	defer os.Remove(tmp.Name())
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return inputError(fmt.Errorf("write %s: %w", out, err))
+	}
+	if err := tmp.Close(); err != nil {
+		return inputError(fmt.Errorf("write %s: %w", out, err))
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return inputError(err)
+	}
+	if err := os.Rename(tmp.Name(), out); err != nil {
+		return inputError(fmt.Errorf("write %s: %w", out, err))
+	}
+	return nil
+}

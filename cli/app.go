@@ -1,0 +1,166 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+)
+
+// Exit codes.
+const (
+	exitOK          = 0
+	exitFailed      = 1   // a check failed: verify found differences
+	exitUsage       = 2   // a usage error, or input that could not be read
+	exitInterrupted = 130 // SIGINT or SIGTERM
+)
+
+// exitError is an error that ends the run with a given exit code. An
+// exitError with no err ends it quietly: the command has said everything.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitError) Unwrap() error { return e.err }
+
+// usageError reports a command line that cannot be run, and where its help is.
+func usageError(c *ucli.Context, format string, args ...any) error {
+	return &exitError{exitUsage, fmt.Errorf("%s\nRun '%s --help' for usage.",
+		inCommand(c, fmt.Sprintf(format, args...)), commandName(c))}
+}
+
+// inCommand prefixes msg with the subcommand it is about, e.g. "bundle inspect: ".
+func inCommand(c *ucli.Context, msg string) string {
+	name := commandName(c)
+	if sub := strings.TrimPrefix(name, c.App.Name+" "); sub != name {
+		return sub + ": " + msg
+	}
+	return msg
+}
+
+// inputError reports input that could not be read; err names the file.
+func inputError(err error) error { return &exitError{exitUsage, err} }
+
+// commandName is the command's full name, e.g. "rwdiag bundle inspect".
+func commandName(c *ucli.Context) string {
+	if c.Command != nil && c.Command.HelpName != "" {
+		return c.Command.HelpName
+	}
+	return c.App.Name
+}
+
+// Run runs rwdiag with args (os.Args: the program name first) and returns the
+// exit code. When ctx is cancelled before the command finishes, Run returns
+// exitInterrupted at once; the caller is expected to exit.
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	app := newApp(stdout, stderr)
+	done := make(chan error, 1)
+	go func() { done <- app.RunContext(ctx, args) }()
+	select {
+	case err := <-done:
+		return exitCode(err, stderr)
+	case <-ctx.Done():
+		fmt.Fprintln(stderr, "rwdiag: interrupted")
+		return exitInterrupted
+	}
+}
+
+func exitCode(err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "rwdiag: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	// Anything else comes from urfave/cli itself: a usage error.
+	fmt.Fprintf(stderr, "rwdiag: %v\n", err)
+	return exitUsage
+}
+
+func newApp(stdout, stderr io.Writer) *ucli.App {
+	app := &ucli.App{
+		Name:  "rwdiag",
+		Usage: "diagnose a RisingWave cluster on Kubernetes offline, from a bundle",
+		Description: "rwdiag reads a bundle: a directory or a tar, tar.zst or tar.gz archive of what\n" +
+			"kubectl, curl and psql print about a RisingWave cluster (see docs/bundle-format.md).\n\n" +
+			"Examples:\n" +
+			"   rwdiag bundle inspect samples/oom-crash-loop\n" +
+			"   rwdiag bundle verify rwdiag-prod-20261129T204300Z.tar.zst\n" +
+			"   rwdiag --max-total-bytes 200GiB bundle extract big.tar.zst ./big\n" +
+			"   rwdiag version",
+		UsageText:      "rwdiag [global options] command [command options] [arguments...]",
+		Writer:         stdout,
+		ErrWriter:      stderr,
+		HideVersion:    true,
+		Flags:          limitFlags(),
+		ExitErrHandler: func(*ucli.Context, error) {}, // Run maps errors to exit codes; nothing here may os.Exit
+		Action:         requireCommand,
+		Commands:       []*ucli.Command{analyzeCommand(), rulesCommand(), bundleCommand(), versionCommand()},
+	}
+	app.OnUsageError = onUsageError
+	for _, c := range app.Commands {
+		setUsageErrors(c)
+	}
+	return app
+}
+
+// requireCommand is the action of a command that only holds subcommands: it
+// runs when none was named, or an unknown one was.
+func requireCommand(c *ucli.Context) error {
+	if c.Args().Present() {
+		return usageError(c, "unknown command %q", c.Args().First())
+	}
+	// Help on stderr: the user asked for nothing, so this is a diagnostic.
+	w := c.App.Writer
+	c.App.Writer = c.App.ErrWriter
+	defer func() { c.App.Writer = w }()
+	if commandName(c) != c.App.Name {
+		_ = ucli.ShowSubcommandHelp(c)
+	} else {
+		_ = ucli.ShowAppHelp(c)
+	}
+	return &exitError{exitUsage, errors.New(inCommand(c, "a command is required"))}
+}
+
+func onUsageError(c *ucli.Context, err error, _ bool) error {
+	return usageError(c, "%v", err)
+}
+
+func setUsageErrors(c *ucli.Command) {
+	c.OnUsageError = onUsageError
+	for _, sc := range c.Subcommands {
+		setUsageErrors(sc)
+	}
+}
+
+// exactArgs returns the command's arguments when there are as many as names,
+// and a usage error naming what is missing or extra otherwise.
+func exactArgs(c *ucli.Context, names ...string) ([]string, error) {
+	args := c.Args().Slice()
+	switch {
+	case len(args) < len(names):
+		return nil, usageError(c, "missing %s", strings.Join(names[len(args):], " "))
+	case len(args) > len(names):
+		extra := args[len(names)]
+		if strings.HasPrefix(extra, "-") {
+			return nil, usageError(c, "flag %s after the arguments: options go before %s", extra, strings.Join(names, " "))
+		}
+		return nil, usageError(c, "unexpected argument %q", extra)
+	}
+	return args, nil
+}

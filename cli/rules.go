@@ -1,0 +1,161 @@
+package cli
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/rules"
+)
+
+func rulesCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "rules",
+		Usage:     "list, lint or test rule files",
+		UsageText: "rwdiag rules command [command options] [PATH...]",
+		Description: "Rule files are YAML (apiVersion: rwdiag/v1, kind: RuleSet); see docs/rule-format.md.\n\n" +
+			"Examples:\n" +
+			"   rwdiag rules list\n" +
+			"   rwdiag rules lint ./my-rules\n" +
+			"   rwdiag rules test                      # the built-in rules' own tests\n" +
+			"   rwdiag rules test ./my-rules --run oom",
+		Subcommands: []*ucli.Command{rulesListCommand(), rulesLintCommand(), rulesTestCommand()},
+		Action:      requireCommand,
+	}
+}
+
+func rulesListCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "list",
+		Usage:     "list the loaded rules",
+		UsageText: "rwdiag rules list [--rules PATH]... [--disable ID]... [--risingwave-version V]",
+		Flags: append([]ucli.Flag{
+			&ucli.StringFlag{Name: "risingwave-version", Usage: "mark the rules that do not apply to RisingWave `VERSION`"},
+		}, ruleFlags()...),
+		Action: func(c *ucli.Context) error {
+			if c.NArg() > 0 {
+				return usageError(c, "unexpected arguments: %s (use --rules PATH)", strings.Join(c.Args().Slice(), " "))
+			}
+			rs, err := loadRules(c)
+			if err != nil {
+				return err
+			}
+			v := c.String("risingwave-version")
+			t := newTable(c.App.Writer, "ID", "PATTERN", "SEVERITY", "VERSIONS", "SIGNALS", "FILE", "STATUS")
+			for _, r := range rs {
+				var kinds []string
+				for _, s := range r.Signals {
+					kinds = append(kinds, s.Name+" ("+string(s.Kind)+")")
+				}
+				status := "active"
+				if v != "" && !r.AppliesTo(v) {
+					status = "skipped: outside " + r.Versions
+				}
+				versions := r.Versions
+				if versions == "" {
+					versions = "all"
+				}
+				if err := t.Append([]string{r.ID, r.Pattern, r.Severity.String(), versions, strings.Join(kinds, ", "), r.File, status}); err != nil {
+					return err
+				}
+			}
+			if err := t.Render(); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.App.Writer, "%d rules\n", len(rs))
+			return nil
+		},
+	}
+}
+
+func rulesLintCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "lint",
+		Usage:     "check rule files and report every problem with its line and column",
+		UsageText: "rwdiag rules lint [PATH...]   (no PATH: the built-in rules)",
+		Description: "Parses each file, rejects unknown fields, and compiles every regular expression,\n" +
+			"PromQL query, SQL statement, gjson path, expression and template. All problems are\n" +
+			"reported at once as FILE:LINE:COL: rule \"ID\": FIELD: MESSAGE. Exit status 2 when\n" +
+			"there is any.",
+		Action: func(c *ucli.Context) error {
+			var err error
+			var n int
+			if c.NArg() == 0 {
+				var rs []*analyze.Rule
+				rs, err = analyze.LoadFS(rules.FS, rules.Prefix)
+				n = len(rs)
+			} else {
+				var rs []*analyze.Rule
+				rs, err = analyze.LoadPaths(c.Args().Slice())
+				n = len(rs)
+			}
+			if err != nil {
+				var probs analyze.Problems
+				probs = appendRuleProblems(probs, err)
+				for _, p := range probs {
+					fmt.Fprintln(c.App.Writer, p.Error())
+				}
+				return &exitError{exitUsage, fmt.Errorf("%d problem(s)", len(probs))}
+			}
+			fmt.Fprintf(c.App.Writer, "%d rules OK\n", n)
+			return nil
+		},
+	}
+}
+
+func rulesTestCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "test",
+		Usage:     "run rule tests (kind: RuleTest) against the rules",
+		UsageText: "rwdiag rules test [--run REGEX] [PATH...]   (no PATH: the built-in rules' tests)",
+		Description: "Each test case names a bundle and/or inline files and the findings expected\n" +
+			"(rule, subject, severity), or expect: []. Rule files found among PATHs are loaded\n" +
+			"over the built-in rules. Exit status 1 when a case fails.",
+		Flags: append([]ucli.Flag{
+			&ucli.StringFlag{Name: "run", Usage: "run only the cases whose name matches `REGEX`"},
+		}, ruleFlags()...),
+		Action: runRulesTest,
+	}
+}
+
+func runRulesTest(c *ucli.Context) error {
+	var run *regexp.Regexp
+	if s := c.String("run"); s != "" {
+		re, err := regexp.Compile(s)
+		if err != nil {
+			return usageError(c, "--run: %v", err)
+		}
+		run = re
+	}
+	var cases []*analyze.TestCase
+	var err error
+	if c.NArg() == 0 {
+		cases, err = analyze.LoadTestFS(rules.FS)
+	} else {
+		cases, err = analyze.LoadTestPaths(c.Args().Slice())
+	}
+	if err != nil {
+		return &exitError{exitUsage, fmt.Errorf("invalid rule tests:\n%w", err)}
+	}
+	// Rule files among the PATHs are loaded over the built-ins.
+	rs, err := loadRules(c, c.Args().Slice()...)
+	if err != nil {
+		return err
+	}
+	results := analyze.RunTests(c.Context, cases, rs, run)
+	failed := 0
+	for _, r := range results {
+		if !r.Pass {
+			failed++
+			fmt.Fprint(c.App.Writer, "FAIL ", r.String())
+		}
+	}
+	fmt.Fprintf(c.App.Writer, "%d passed, %d failed\n", len(results)-failed, failed)
+	if failed > 0 {
+		return &exitError{code: exitFailed}
+	}
+	return nil
+}
