@@ -96,9 +96,12 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 	}
 
 	env := map[string]any{}
+	cluster := map[string][]Row{}
 	for name, sr := range results {
 		env[name] = sr.rows
+		cluster[name] = sr.rows
 	}
+	env["cluster"] = cluster
 	var findings []Finding
 	var err error
 	switch {
@@ -137,7 +140,7 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 	sort.Strings(subjects)
 	var out []Finding
 	for _, subj := range subjects {
-		senv := map[string]any{"subject": subj, "subject_kind": r.SubjectKind}
+		senv := map[string]any{"subject": subj, "subject_kind": r.SubjectKind, "cluster": env["cluster"]}
 		for name, sr := range results {
 			senv[name] = narrow(sr.rows, field, subj)
 		}

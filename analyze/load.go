@@ -354,11 +354,28 @@ func topLevelString(body ast.Node, key string) string {
 // walk records the position of every value and reports keys that the
 // target type does not have, all of them, before decoding.
 func (l *loader) walk(n ast.Node, t reflect.Type, path string) {
+	l.walkAt(n, t, path, pos{})
+}
+
+// walkAt is walk with the position of the key that holds n: problems with a
+// whole mapping or list point at its key, problems with a scalar at the value.
+func (l *loader) walkAt(n ast.Node, t reflect.Type, path string, key pos) {
 	if n == nil {
 		return
 	}
 	n = unwrap(n)
-	l.pos[path] = nodePos(n)
+	switch v := n.(type) {
+	case *ast.MappingNode, *ast.MappingValueNode, *ast.SequenceNode:
+		l.pos[path] = key
+		if key == (pos{}) {
+			l.pos[path] = nodePos(n)
+		}
+	case *ast.LiteralNode:
+		// A block scalar (| or >): point at its first line, not the indicator.
+		l.pos[path] = nodePos(v.Value)
+	default:
+		l.pos[path] = nodePos(n)
+	}
 	if _, isNull := n.(*ast.NullNode); isNull {
 		return
 	}
@@ -388,7 +405,7 @@ func (l *loader) walk(n ast.Node, t reflect.Type, path string) {
 				l.probAt(mv.Key, joinPath(path, key), "unknown field %q (known: %s)", key, strings.Join(names, ", "))
 				continue
 			}
-			l.walk(mv.Value, ft, joinPath(path, key))
+			l.walkAt(mv.Value, ft, joinPath(path, key), nodePos(mv.Key))
 		}
 	case reflect.Map:
 		vals, ok := mappingValues(n)
@@ -397,7 +414,7 @@ func (l *loader) walk(n ast.Node, t reflect.Type, path string) {
 			return
 		}
 		for _, mv := range vals {
-			l.walk(mv.Value, t.Elem(), joinPath(path, mv.Key.String()))
+			l.walkAt(mv.Value, t.Elem(), joinPath(path, mv.Key.String()), nodePos(mv.Key))
 		}
 	case reflect.Slice:
 		seq, ok := n.(*ast.SequenceNode)
@@ -406,7 +423,7 @@ func (l *loader) walk(n ast.Node, t reflect.Type, path string) {
 			return
 		}
 		for i, v := range seq.Values {
-			l.walk(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i))
+			l.walkAt(v, t.Elem(), fmt.Sprintf("%s[%d]", path, i), pos{})
 		}
 	default:
 		if _, scalar := n.(ast.ScalarNode); !scalar {
@@ -456,7 +473,7 @@ var (
 )
 
 // reserved names cannot name a signal: the condition's environment has them.
-var reserved = map[string]bool{"subject": true, "subject_kind": true, "values": true, "bundle": true}
+var reserved = map[string]bool{"subject": true, "subject_kind": true, "values": true, "bundle": true, "cluster": true}
 
 func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 	l.rule = rs.ID
@@ -603,12 +620,15 @@ func oneLine(s string) string {
 // conditionEnv is the environment a condition, value or subject expression
 // is type-checked against.
 func conditionEnv(signals []string) map[string]any {
+	cluster := map[string][]Row{}
 	env := map[string]any{
 		"subject":      "",
 		"subject_kind": "",
+		"cluster":      cluster,
 	}
 	for _, n := range signals {
 		env[n] = []Row{}
+		cluster[n] = []Row{}
 	}
 	return env
 }

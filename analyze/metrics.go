@@ -25,6 +25,8 @@ import (
 	"github.com/prometheus/prometheus/tsdb/chunks"
 	"github.com/prometheus/prometheus/util/annotations"
 	"github.com/tidwall/gjson"
+
+	"github.com/rwdiag/rwdiag/bundle"
 )
 
 // maxMetricsFileSize caps one scrape or query_range file.
@@ -391,7 +393,7 @@ func (s *MetricStore) AddRange(path string, r io.Reader) error {
 		return err
 	}
 	if !gjson.ValidBytes(b) {
-		return fmt.Errorf("parse %s: invalid JSON", path)
+		return fmt.Errorf("%s: invalid JSON", path)
 	}
 	doc := gjson.ParseBytes(b)
 	if st := doc.Get("status").String(); st != "success" {
@@ -464,10 +466,32 @@ func (s *MetricStore) AddRange(path string, r io.Reader) error {
 	return firstErr
 }
 
+// readMetricsFile reads a whole file of at most maxMetricsFileSize bytes,
+// sized up front when r tells its size.
 func readMetricsFile(path string, r io.Reader) ([]byte, error) {
-	b, err := io.ReadAll(io.LimitReader(r, maxMetricsFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+	size := int64(512)
+	switch r := r.(type) {
+	case *bundle.Entry:
+		size = r.Size
+	case interface{ Len() int }:
+		size = int64(r.Len())
+	}
+	// One spare byte, so that neither reading EOF nor adding a final
+	// newline grows the buffer.
+	b := make([]byte, 0, min(max(size, 0), maxMetricsFileSize)+1)
+	lr := io.LimitReader(r, maxMetricsFileSize+1)
+	for {
+		if len(b) == cap(b) {
+			b = append(b, 0)[:len(b)]
+		}
+		n, err := lr.Read(b[len(b):cap(b)])
+		b = b[:len(b)+n]
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", path, err)
+		}
 	}
 	if len(b) > maxMetricsFileSize {
 		return nil, fmt.Errorf("read %s: larger than %d MiB", path, maxMetricsFileSize>>20)
@@ -531,23 +555,31 @@ func (s *MetricStore) lookup(lset labels.Labels, h uint64) *memSeries {
 }
 
 // Empty reports whether the store holds no samples.
-func (s *MetricStore) Empty() bool { return s.nsamples == 0 }
+func (s *MetricStore) Empty() bool { return s.SampleCount() == 0 }
 
 // Span returns the times of the earliest and the latest sample; zero times
 // when the store is empty.
 func (s *MetricStore) Span() (first, last time.Time) {
-	if s.nsamples == 0 {
+	if s.SampleCount() == 0 {
 		return time.Time{}, time.Time{}
 	}
 	return time.UnixMilli(s.minT).UTC(), time.UnixMilli(s.maxT).UTC()
 }
 
 // SeriesCount returns the number of series held.
-func (s *MetricStore) SeriesCount() int { return len(s.series) }
+func (s *MetricStore) SeriesCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.series)
+}
 
-// SampleCount returns the number of samples held (before duplicates, which
-// the first Query drops, are counted out).
-func (s *MetricStore) SampleCount() int { return s.nsamples }
+// SampleCount returns the number of samples held. Samples of a series
+// with the same time count until the first Query keeps the last of them.
+func (s *MetricStore) SampleCount() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.nsamples
+}
 
 // metricIntervals is what Grafana's variables stand for over a store.
 //
@@ -729,7 +761,7 @@ func (ms *memSeries) order() {
 // query_range file it came from, else "". A matrix (`x[5m]`) gives one Row
 // per series with "value" and "time" of its last sample and "values", all
 // of them. A scalar gives one Row with "value" and "time", a string one Row
-// with "value".
+// with "value". These fields win over labels of the same name.
 func (s *MetricStore) Query(ctx context.Context, query string, at time.Time) ([]Row, error) {
 	iv := s.prepare()
 	if at.IsZero() {

@@ -351,6 +351,9 @@ func (r *Report) writeTable(w io.Writer) error {
 	if s := reportClusterLine(b); s != "" {
 		p.lines("Cluster:    ", s)
 	}
+	if b.RisingWaveVersion != "" {
+		p.lines("RisingWave: ", b.RisingWaveVersion)
+	}
 	if !b.CollectedAt.IsZero() {
 		p.lines("Collected:  ", reportTime(b.CollectedAt))
 	}
@@ -521,18 +524,15 @@ func reportBundleShape(b BundleInfo) string {
 	return b.Format + ", " + files
 }
 
+// reportClusterLine is e.g. "prod-eu-1, namespace risingwave".
 func reportClusterLine(b BundleInfo) string {
-	var parts []string
-	if b.Cluster != "" {
-		parts = append(parts, b.Cluster)
+	switch {
+	case b.Cluster != "" && b.Namespace != "":
+		return b.Cluster + ", namespace " + b.Namespace
+	case b.Namespace != "":
+		return "namespace " + b.Namespace
 	}
-	if b.Namespace != "" {
-		parts = append(parts, "namespace "+b.Namespace)
-	}
-	if b.RisingWaveVersion != "" {
-		parts = append(parts, "RisingWave "+b.RisingWaveVersion)
-	}
-	return strings.Join(parts, ", ")
+	return b.Cluster
 }
 
 func reportBundleNotes(b BundleInfo) []string {
@@ -619,6 +619,9 @@ func (r *Report) writeMarkdown(w io.Writer) error {
 	p.printf("- **Bundle:** %s\n", mdText(reportBundleShape(b)))
 	if s := reportClusterLine(b); s != "" {
 		p.printf("- **Cluster:** %s\n", mdText(s))
+	}
+	if b.RisingWaveVersion != "" {
+		p.printf("- **RisingWave:** %s\n", mdText(b.RisingWaveVersion))
 	}
 	if !b.CollectedAt.IsZero() {
 		p.printf("- **Collected at:** %s\n", reportTime(b.CollectedAt))

@@ -15,7 +15,7 @@ import (
 
 // newTestStore returns a store holding the named testdata/sql dumps, loaded
 // under the bundle path sql/<name>.csv.
-func newTestStore(t testing.TB, names ...string) *SQLStore {
+func newSQLTestStore(t testing.TB, names ...string) *SQLStore {
 	t.Helper()
 	s, err := NewSQLStore()
 	if err != nil {
@@ -40,7 +40,7 @@ func newTestStore(t testing.TB, names ...string) *SQLStore {
 	return s
 }
 
-func mustQuery(t *testing.T, s *SQLStore, q string) ([]string, []Row) {
+func mustSQL(t *testing.T, s *SQLStore, q string) ([]string, []Row) {
 	t.Helper()
 	cols, rows, err := s.Query(context.Background(), q)
 	if err != nil {
@@ -50,9 +50,9 @@ func mustQuery(t *testing.T, s *SQLStore, q string) ([]string, []Row) {
 }
 
 func TestSQLStoreJoin(t *testing.T) {
-	s := newTestStore(t, "rw_actors", "rw_worker_nodes")
+	s := newSQLTestStore(t, "rw_actors", "rw_worker_nodes")
 
-	cols, rows := mustQuery(t, s, `SELECT w.host, count(*) AS actors
+	cols, rows := mustSQL(t, s, `SELECT w.host, count(*) AS actors
 		FROM rw_actors a JOIN rw_worker_nodes w ON a.worker_id = w.id
 		GROUP BY w.host ORDER BY w.host`)
 	if want := []string{"host", "actors"}; !reflect.DeepEqual(cols, want) {
@@ -72,7 +72,7 @@ func TestSQLStoreJoin(t *testing.T) {
 		`SELECT actor_id FROM rw_actors a WHERE a.worker_id = 2 ORDER BY actor_id`,
 		`SELECT actor_id FROM rw_catalog.rw_actors WHERE worker_id < 2.5 AND worker_id > 1 ORDER BY actor_id`,
 	} {
-		_, rows := mustQuery(t, s, q)
+		_, rows := mustSQL(t, s, q)
 		var ids []any
 		for _, r := range rows {
 			ids = append(ids, r["actor_id"])
@@ -84,8 +84,8 @@ func TestSQLStoreJoin(t *testing.T) {
 }
 
 func TestSQLStoreValues(t *testing.T) {
-	s := newTestStore(t, "rw_worker_nodes")
-	_, rows := mustQuery(t, s, `SELECT id, host, parallelism, internal_rpc_host_addr, is_streaming,
+	s := newSQLTestStore(t, "rw_worker_nodes")
+	_, rows := mustSQL(t, s, `SELECT id, host, parallelism, internal_rpc_host_addr, is_streaming,
 		system_total_memory_bytes, started_at, system_total_memory_bytes / 1073741824.0 AS gib
 		FROM rw_worker_nodes WHERE id IN (1, 2) ORDER BY id`)
 	want := []Row{{
@@ -103,19 +103,19 @@ func TestSQLStoreValues(t *testing.T) {
 		t.Errorf("rows =\n%v\nwant\n%v", rows, want)
 	}
 
-	_, rows = mustQuery(t, s, `SELECT count(*) AS n FROM rw_worker_nodes WHERE parallelism IS NULL`)
+	_, rows = mustSQL(t, s, `SELECT count(*) AS n FROM rw_worker_nodes WHERE parallelism IS NULL`)
 	if n := rows[0]["n"]; n != int64(2) {
 		t.Errorf("rows with NULL parallelism = %v, want 2", n)
 	}
 }
 
 func TestSQLStoreAffinity(t *testing.T) {
-	s := newTestStore(t)
+	s := newSQLTestStore(t)
 	csv := "i,r,t,e,q\n12,0.5,abc,,\"\"\n-3,1e3,007x,,\"\"\n"
 	if err := s.LoadCSV("v", "sql/v.csv", strings.NewReader(csv)); err != nil {
 		t.Fatal(err)
 	}
-	_, rows := mustQuery(t, s, `SELECT i, typeof(i) ti, r, typeof(r) tr, t, e, typeof(e) te, q, typeof(q) tq FROM v ORDER BY rowid`)
+	_, rows := mustSQL(t, s, `SELECT i, typeof(i) ti, r, typeof(r) tr, t, e, typeof(e) te, q, typeof(q) tq FROM v ORDER BY rowid`)
 	want := []Row{
 		{"i": int64(12), "ti": "integer", "r": 0.5, "tr": "real", "t": "abc", "e": nil, "te": "null", "q": "", "tq": "text"},
 		{"i": int64(-3), "ti": "integer", "r": int64(1000), "tr": "integer", "t": "007x", "e": nil, "te": "null", "q": "", "tq": "text"},
@@ -126,8 +126,8 @@ func TestSQLStoreAffinity(t *testing.T) {
 }
 
 func TestSQLStoreColumnWithSpace(t *testing.T) {
-	s := newTestStore(t, "show_jobs")
-	cols, rows := mustQuery(t, s, `SELECT "Id", "Create Type", Statement FROM show_jobs WHERE "Create Type" = 'BACKGROUND'`)
+	s := newSQLTestStore(t, "show_jobs")
+	cols, rows := mustSQL(t, s, `SELECT "Id", "Create Type", Statement FROM show_jobs WHERE "Create Type" = 'BACKGROUND'`)
 	if want := []string{"Id", "Create Type", "Statement"}; !reflect.DeepEqual(cols, want) {
 		t.Errorf("columns = %q, want %q", cols, want)
 	}
@@ -150,7 +150,7 @@ func TestSQLStoreColumnWithSpace(t *testing.T) {
 }
 
 func TestSQLStoreMalformedCSV(t *testing.T) {
-	s := newTestStore(t)
+	s := newSQLTestStore(t)
 	f, err := os.Open(filepath.Join("testdata", "sql", "bad.csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -160,7 +160,7 @@ func TestSQLStoreMalformedCSV(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), "sql/rw_materialized_views.csv:4:") {
 		t.Fatalf("err = %v, want one starting sql/rw_materialized_views.csv:4:", err)
 	}
-	_, rows := mustQuery(t, s, `SELECT name FROM rw_materialized_views ORDER BY id`)
+	_, rows := mustSQL(t, s, `SELECT name FROM rw_materialized_views ORDER BY id`)
 	if want := []Row{{"name": "mv_a"}, {"name": "mv_b"}}; !reflect.DeepEqual(rows, want) {
 		t.Errorf("rows kept = %v, want %v", rows, want)
 	}
@@ -202,7 +202,7 @@ func TestSQLStoreLoadProblems(t *testing.T) {
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newTestStore(t)
+			s := newSQLTestStore(t)
 			err := s.LoadCSV("t", "sql/t.csv", strings.NewReader(tt.csv))
 			switch {
 			case tt.wantErr == "" && err != nil:
@@ -216,23 +216,23 @@ func TestSQLStoreLoadProblems(t *testing.T) {
 		})
 	}
 
-	s := newTestStore(t)
+	s := newSQLTestStore(t)
 	if err := s.LoadCSV("t", "sql/t.csv", strings.NewReader("a,b,c\n1,2\n3,4,5,6\n")); err != nil {
 		t.Fatal(err)
 	}
-	_, rows := mustQuery(t, s, "SELECT * FROM t ORDER BY a")
+	_, rows := mustSQL(t, s, "SELECT * FROM t ORDER BY a")
 	if want := []Row{{"a": int64(1), "b": int64(2), "c": nil}, {"a": int64(3), "b": int64(4), "c": int64(5)}}; !reflect.DeepEqual(rows, want) {
 		t.Errorf("ragged rows = %v, want %v", rows, want)
 	}
 }
 
 func TestSQLStoreDuplicateTable(t *testing.T) {
-	s := newTestStore(t, "rw_actors")
+	s := newSQLTestStore(t, "rw_actors")
 	err := s.LoadCSV("RW_ACTORS", "other/rw_actors.csv", strings.NewReader("x\n1\n"))
 	if want := `load other/rw_actors.csv: table "RW_ACTORS" already loaded from sql/rw_actors.csv`; err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %s", err, want)
 	}
-	_, rows := mustQuery(t, s, "SELECT count(*) AS n FROM rw_actors")
+	_, rows := mustSQL(t, s, "SELECT count(*) AS n FROM rw_actors")
 	if rows[0]["n"] != int64(7) {
 		t.Errorf("rw_actors has %v rows after a duplicate load, want 7", rows[0]["n"])
 	}
@@ -242,7 +242,7 @@ func TestSQLStoreDuplicateTable(t *testing.T) {
 }
 
 func TestSQLStoreQueryRefuses(t *testing.T) {
-	s := newTestStore(t, "rw_actors")
+	s := newSQLTestStore(t, "rw_actors")
 	tests := []struct{ query, want string }{
 		{"DELETE FROM rw_actors", "only a read-only query (SELECT, WITH ... SELECT or VALUES) is allowed, not DELETE"},
 		{"DROP TABLE rw_actors", "not DROP"},
@@ -266,7 +266,7 @@ func TestSQLStoreQueryRefuses(t *testing.T) {
 		}
 	}
 	// The store is as it was, and still answers.
-	_, rows := mustQuery(t, s, "SELECT count(*) AS n FROM rw_catalog.rw_actors")
+	_, rows := mustSQL(t, s, "SELECT count(*) AS n FROM rw_catalog.rw_actors")
 	if rows[0]["n"] != int64(7) {
 		t.Errorf("rw_actors has %v rows, want 7", rows[0]["n"])
 	}
@@ -277,7 +277,7 @@ func TestSQLStoreQueryRefuses(t *testing.T) {
 
 // TestSQLStoreQueryGuards checks SQLite's own guards, under the keyword check.
 func TestSQLStoreQueryGuards(t *testing.T) {
-	s := newTestStore(t, "rw_actors")
+	s := newSQLTestStore(t, "rw_actors")
 	for _, q := range []string{
 		"DELETE FROM rw_actors",
 		"DROP TABLE rw_actors",
@@ -293,14 +293,14 @@ func TestSQLStoreQueryGuards(t *testing.T) {
 			t.Errorf("query(%q): err = %v", q, err)
 		}
 	}
-	_, rows := mustQuery(t, s, "SELECT count(*) AS n FROM rw_catalog.rw_actors")
+	_, rows := mustSQL(t, s, "SELECT count(*) AS n FROM rw_catalog.rw_actors")
 	if rows[0]["n"] != int64(7) {
 		t.Errorf("rw_actors has %v rows, want 7", rows[0]["n"])
 	}
 }
 
 func TestSQLStoreQueryAccepts(t *testing.T) {
-	s := newTestStore(t, "rw_actors")
+	s := newSQLTestStore(t, "rw_actors")
 	tests := []struct {
 		query string
 		want  []Row
@@ -327,18 +327,18 @@ func TestSQLStoreQueryAccepts(t *testing.T) {
 }
 
 func TestSQLStoreQueryCanceled(t *testing.T) {
-	s := newTestStore(t, "rw_actors")
+	s := newSQLTestStore(t, "rw_actors")
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, _, err := s.Query(ctx, "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c) SELECT count(*) FROM c")
 	if err == nil {
 		t.Fatal("an endless query ended without error")
 	}
-	mustQuery(t, s, "SELECT * FROM rw_actors") // still usable
+	mustSQL(t, s, "SELECT * FROM rw_actors") // still usable
 }
 
 func TestSQLStoreConcurrent(t *testing.T) {
-	s := newTestStore(t, "rw_actors", "rw_worker_nodes")
+	s := newSQLTestStore(t, "rw_actors", "rw_worker_nodes")
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Add(1)
@@ -357,7 +357,7 @@ func TestSQLStoreConcurrent(t *testing.T) {
 }
 
 func TestSQLStoreMissingTables(t *testing.T) {
-	s := newTestStore(t, "rw_actors")
+	s := newSQLTestStore(t, "rw_actors")
 	tests := []struct {
 		query string
 		want  []string

@@ -31,5 +31,7 @@ fi
 /usr/bin/time -v "$dir/readall" "$bundle" 2> "$dir/time.txt"
 wall=$(sed -n 's/^[[:space:]]*Elapsed (wall clock) time (h:mm:ss or m:ss): //p' "$dir/time.txt")
 rss_kb=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$dir/time.txt")
-echo "wall time: $wall"
+user=$(sed -n 's/^[[:space:]]*User time (seconds): //p' "$dir/time.txt")
+sys=$(sed -n 's/^[[:space:]]*System time (seconds): //p' "$dir/time.txt")
+echo "wall time: $wall (user ${user}s, system ${sys}s)"
 echo "max RSS:   $((rss_kb / 1024)) MiB ($rss_kb KiB)"

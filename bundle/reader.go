@@ -286,6 +286,9 @@ func (w *tarWalker) damage(err error, between bool) error {
 	if errors.Is(err, io.EOF) {
 		err = io.ErrUnexpectedEOF
 	}
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
+		err = fmt.Errorf("%w: the archive needs more than the %d bytes of decoder memory allowed (raise --max-zstd-window)", err, w.opts.MaxZstdWindow)
+	}
 	w.err = &DamageError{Archive: w.name, Entry: w.last, Between: between,
 		Offset: w.raw.n, Decompressed: w.dec.n, Err: err}
 	return w.err

@@ -2,6 +2,7 @@ package bundle
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/klauspost/compress/zstd"
 )
 
 type testFile struct {
@@ -264,5 +267,26 @@ func TestEntryReadsAreIndependentOfConsumerBufferSize(t *testing.T) {
 		if e.Path == "logs/risingwave-compute-0/compute.log" {
 			break // long enough
 		}
+	}
+}
+
+func TestReaderZstdWindowLimit(t *testing.T) {
+	// The writer's zstd window is larger than 1 MiB; a reader limited to
+	// 1 MiB refuses the archive, fatally, and says why.
+	name := writeBundle(t, t.TempDir(), WriterOptions{Format: FormatTarZstd}, testFiles())
+	r, err := Open(name, Options{MaxZstdWindow: 1 << 20})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	gots := drainAll(t, r)
+	last := gots[len(gots)-1]
+	err = cmp.Or(last.NextErr, last.ReadErr)
+	if !errors.Is(err, zstd.ErrWindowSizeExceeded) || !Fatal(err) || !strings.Contains(err.Error(), "max-zstd-window") {
+		t.Errorf("reading with a 1 MiB window limit ended with %v", err)
+	}
+	// With the default limit it reads.
+	if rep, err := verifyFile(t, name); err != nil || !rep.OK() {
+		t.Errorf("Verify = %+v, %v", rep, err)
 	}
 }

@@ -110,7 +110,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Flags:          limitFlags(),
 		ExitErrHandler: func(*ucli.Context, error) {}, // Run maps errors to exit codes; nothing here may os.Exit
 		Action:         requireCommand,
-		Commands:       []*ucli.Command{analyzeCommand(), rulesCommand(), bundleCommand(), versionCommand()},
+		Commands:       []*ucli.Command{analyzeCommand(), rulesCommand(), sqlCommand(), bundleCommand(), versionCommand()},
 	}
 	app.OnUsageError = onUsageError
 	for _, c := range app.Commands {

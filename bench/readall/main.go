@@ -92,7 +92,7 @@ func run(name string) int {
 	}
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
-	fmt.Printf("%s (%v): %d entries, %d lines, %d bytes, %d cut, %d problems; Go heap peak in use ~%d MiB (HeapSys), total allocated %d MiB\n",
+	fmt.Printf("%s (%v): %d entries, %d lines, %d bytes, %d cut, %d problems; Go heap obtained from the OS %d MiB, total allocated %d MiB\n",
 		name, r.Format(), entries, lines, bytes, cut, problems, ms.HeapSys>>20, ms.TotalAlloc>>20)
 	if problems > 0 {
 		return 1

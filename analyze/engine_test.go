@@ -1,0 +1,211 @@
+package analyze
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+func loadTestRules(t *testing.T, paths ...string) []*Rule {
+	t.Helper()
+	rules, err := LoadPaths(paths)
+	if err != nil {
+		t.Fatalf("load %v: %v", paths, err)
+	}
+	return rules
+}
+
+// The rule tests in testdata/languages cover each evidence language with a
+// rule that fires and one that does not: PromQL rate() over several scrape
+// files, a SQL join of two dumps, a gjson path over pods.json, and one regular
+// expression over a log with and without kubectl's prefix and in JSON.
+func TestEvidenceLanguages(t *testing.T) {
+	rules := loadTestRules(t, "testdata/languages")
+	cases, err := LoadTestPaths([]string{"testdata/languages"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := RunTests(context.Background(), cases, rules, nil)
+	if len(results) < 10 {
+		t.Fatalf("ran %d cases, want the whole file", len(results))
+	}
+	for _, r := range results {
+		if !r.Pass {
+			t.Errorf("FAIL %s", r)
+		}
+	}
+}
+
+// A failing expectation is reported with the case, expected and got.
+func TestRuleTestFailureIsReported(t *testing.T) {
+	rules := loadTestRules(t, "testdata/languages")
+	c := &TestCase{Name: "wrong expectation", file: "inline", Rules: []string{"test-kube-oomkilled"},
+		Files: map[string]string{"kubernetes/pods.json": `{"kind":"List","items":[{"metadata":{"name":"p"},
+			"status":{"containerStatuses":[{"name":"compute","lastState":{"terminated":{"reason":"OOMKilled"}}}]}}]}`},
+		Expect: []Expectation{{Rule: "test-kube-oomkilled", Subject: "someone-else"}}}
+	res := RunTests(context.Background(), []*TestCase{c}, rules, nil)
+	if len(res) != 1 || res[0].Pass {
+		t.Fatalf("case passed, want a failure: %+v", res)
+	}
+	out := res[0].String()
+	for _, want := range []string{"wrong expectation", "expected:", "someone-else", "got:", "test-kube-oomkilled p"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("failure report lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func writeBundleDir(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, content := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+// A rule whose metrics are absent is inconclusive, names what is missing and
+// what to collect, and quotes the collector's error when the manifest has one.
+func TestInconclusiveWhenMetricsMissing(t *testing.T) {
+	rules := loadTestRules(t, "testdata/languages")
+	var promRule []*Rule
+	for _, r := range rules {
+		if r.ID == "test-promql-flat-progress" {
+			promRule = append(promRule, r)
+		}
+	}
+	manifest := `{"format_version": 1, "tool": {"name": "rwdiag", "version": "test"},
+		"collected_at": "2026-11-29T20:43:00Z", "namespace": "rw", "cluster": "prod", "complete": true,
+		"files": [], "errors": [{"step": "metrics", "target": "rw-compute-0", "error": "pods \"rw-compute-0\" is forbidden: cannot get resource \"pods/proxy\""}],
+		"redaction": {"enabled": true, "total": 0}}`
+	dir := writeBundleDir(t, map[string]string{"manifest.json": manifest,
+		"kubernetes/pods.json": `{"kind":"List","items":[]}`})
+	rep, err := Analyze(context.Background(), dir, promRule, bundle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Findings) != 1 {
+		t.Fatalf("findings = %+v, want one inconclusive", rep.Findings)
+	}
+	f := rep.Findings[0]
+	if f.Status != StatusInconclusive || f.Subject != "cluster" {
+		t.Errorf("finding = %s %s, want inconclusive cluster", f.Status, f.Subject)
+	}
+	for _, want := range []string{"no metrics", "forbidden", "collect", "metrics/<pod>"} {
+		if !strings.Contains(f.Summary, want) {
+			t.Errorf("summary %q lacks %q", f.Summary, want)
+		}
+	}
+	if rep.Rules[0].Status != RuleInconclusive {
+		t.Errorf("rule status = %s, want inconclusive", rep.Rules[0].Status)
+	}
+	if rep.ExceedsFailOn(SeverityInfo) {
+		t.Error("an inconclusive finding must not fail the run")
+	}
+}
+
+// A bundle cut short still yields the findings its readable part supports,
+// and the report names the damage.
+func TestDamagedBundleStillReports(t *testing.T) {
+	rules := loadTestRules(t, "testdata/languages")
+	dest := filepath.Join(t.TempDir(), "b.tar.zst")
+	w, err := bundle.NewWriter(dest, bundle.WriterOptions{Root: "rwdiag-prod-20261129T204300Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := `{"kind":"List","items":[{"metadata":{"name":"rw-compute-0","labels":{"risingwave/component":"compute"}},
+		"status":{"containerStatuses":[{"name":"compute","restartCount":4,"lastState":{"terminated":{"reason":"OOMKilled","exitCode":137}}}]}}]}`
+	if err := w.WriteFile("kubernetes/pods.json", "kubectl get pods -o json", []byte(pods)); err != nil {
+		t.Fatal(err)
+	}
+	noise := make([]byte, 4<<20) // incompressible, so a cut lands inside it
+	rand.Read(noise)
+	if err := w.WriteFile("logs/rw-compute-0/compute.log", "kubectl logs", noise); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(dest, fi.Size()/2); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Analyze(context.Background(), dest, rules, bundle.Options{})
+	if err != nil {
+		t.Fatalf("Analyze on a damaged bundle = %v, want a report", err)
+	}
+	var fired []string
+	for _, f := range rep.Findings {
+		if f.Status == StatusFiring {
+			fired = append(fired, f.Rule+" "+f.Subject)
+		}
+	}
+	if strings.Join(fired, ",") != "test-kube-oomkilled rw-compute-0" {
+		t.Errorf("firing findings = %v, want the OOM from pods.json", fired)
+	}
+	damage := strings.Join(rep.Bundle.Problems, "\n")
+	if !strings.Contains(damage, "damaged") || !strings.Contains(damage, "logs/rw-compute-0/compute.log") {
+		t.Errorf("problems = %q, want the damage naming the entry", damage)
+	}
+}
+
+// An unreadable bundle is an error, not an empty report.
+func TestUnreadableBundleIsAnError(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "not-a-bundle.zip")
+	if err := os.WriteFile(p, []byte("PK\x03\x04 this is a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Analyze(context.Background(), p, nil, bundle.Options{})
+	if !errors.Is(err, bundle.ErrUnknownFormat) || !strings.Contains(err.Error(), p) {
+		t.Errorf("Analyze = %v, want ErrUnknownFormat naming the file", err)
+	}
+}
+
+// Rules outside their version range are skipped and say why.
+func TestVersionRangeSkips(t *testing.T) {
+	rules, err := ParseRules("v.yaml", []byte(`apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: old-only
+    pattern: p
+    severity: info
+    title: t
+    versions: "< 2.0"
+    signals: {x: {kube: {resource: pods, path: metadata.name}}}
+    condition: len(x) > 0
+    summary: s
+    remediation: r
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeBundleDir(t, map[string]string{
+		"kubernetes/pods.json":    `{"kind":"List","items":[{"metadata":{"name":"a"}}]}`,
+		"sql/rw_worker_nodes.csv": "id,host,rw_version\n1,a,v2.1.0\n",
+	})
+	rep, err := Analyze(context.Background(), dir, rules, bundle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Bundle.RisingWaveVersion != "2.1.0" {
+		t.Errorf("version = %q, want 2.1.0 from rw_worker_nodes", rep.Bundle.RisingWaveVersion)
+	}
+	if len(rep.Findings) != 0 || rep.Rules[0].Status != RuleSkipped || !strings.Contains(rep.Rules[0].Reason, "2.1.0") {
+		t.Errorf("report = %+v %+v, want the rule skipped for 2.1.0", rep.Findings, rep.Rules)
+	}
+}
