@@ -101,16 +101,21 @@ func Gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 			ev.containers[e.Pod] = append(ev.containers[e.Pod], e.Container)
 		}
 		if err := ev.add(e); err != nil {
-			problem("%s: %v", e.Path, trimPathPrefix(err, e.Path))
+			problem("%s", namingFile(err, e.Path))
 		}
 	}
 	ev.finish()
 	return ev, nil
 }
 
-// trimPathPrefix keeps messages from naming the same file twice.
-func trimPathPrefix(err error, p string) string {
-	return strings.TrimPrefix(err.Error(), p+": ")
+// namingFile returns the error's message naming the file p once, as
+// "p: msg" or "p:line: msg".
+func namingFile(err error, p string) string {
+	msg := err.Error()
+	if strings.HasPrefix(msg, p+":") {
+		return msg
+	}
+	return p + ": " + msg
 }
 
 func (ev *Gathered) add(e *bundle.Entry) error {

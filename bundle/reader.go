@@ -270,6 +270,7 @@ type tarWalker struct {
 	first  bool   // the first entry has been seen
 	last   string // the last entry handed out
 	cur    *tarEntryReader
+	out    int64 // bytes handed out by all entries
 	err    error // the fatal error, once there is one
 }
 
@@ -295,8 +296,14 @@ func (w *tarWalker) damage(err error, between bool) error {
 }
 
 func (w *tarWalker) next() (*Entry, error) {
+	if w.err != nil {
+		return nil, w.err
+	}
+	between := w.cur == nil || w.cur.done
+	if w.cur != nil {
+		w.cur.stale = true
+	}
 	for {
-		between := w.cur == nil || w.cur.done
 		hdr, err := w.tr.Next()
 		if err == io.EOF {
 			return nil, io.EOF
@@ -343,30 +350,47 @@ type tarEntryReader struct {
 	path      string
 	remaining int64
 	done      bool
+	stale     bool // Next has moved past this entry
 	err       error
 }
 
 func (t *tarEntryReader) Read(p []byte) (int, error) {
+	if t.stale {
+		return 0, errStaleEntry
+	}
 	if t.err != nil {
 		return 0, t.err
 	}
-	if t.remaining <= 0 {
+	if t.w.err != nil {
+		return 0, t.w.err
+	}
+	// Bytes handed out count against the total limit as well as the tar
+	// stream does: a sparse entry's holes are not in the stream.
+	allow := min(t.remaining, t.w.opts.MaxTotalBytes-t.w.out)
+	if allow <= 0 {
 		// Is there more? Probe one byte.
 		var one [1]byte
 		n, err := t.w.tr.Read(one[:])
-		if n > 0 {
+		switch {
+		case n > 0 && t.remaining <= 0:
 			t.err = &LimitError{Path: t.path, Limit: t.w.opts.MaxEntryBytes}
 			return 0, t.err
+		case n > 0:
+			t.w.err = &LimitError{Path: t.path, Limit: t.w.opts.MaxTotalBytes, Total: true}
+			return 0, t.w.err
 		}
 		return 0, t.fail(err)
 	}
-	if int64(len(p)) > t.remaining {
-		p = p[:t.remaining]
+	if int64(len(p)) > allow {
+		p = p[:allow]
 	}
 	n, err := t.w.tr.Read(p)
 	t.remaining -= int64(n)
+	t.w.out += int64(n)
 	return n, t.fail(err)
 }
+
+var errStaleEntry = errors.New("bundle: entry read after the next call to Next")
 
 func (t *tarEntryReader) fail(err error) error {
 	switch {

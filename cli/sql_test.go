@@ -68,7 +68,7 @@ func TestSQLTable(t *testing.T) {
 
 	// Numbers compare as numbers, empty fields are NULL, a column name keeps
 	// its case and space.
-	r = run(t, "sql", dir, `SELECT id, parallelism, "Create Type" FROM rw_worker_nodes, show_jobs WHERE id = 1 OR parallelism >= 4 ORDER BY id`)
+	r = run(t, "sql", dir, `SELECT w.id, parallelism, "Create Type" FROM rw_worker_nodes w, show_jobs WHERE w.id = 1 OR parallelism >= 4 ORDER BY w.id`)
 	want = `+----+-------------+-------------+
 | id | parallelism | Create Type |
 +----+-------------+-------------+
@@ -85,8 +85,8 @@ func TestSQLTable(t *testing.T) {
 
 func TestSQLCSV(t *testing.T) {
 	dir := writeSQLBundle(t)
-	r := run(t, "sql", "--format", "csv", dir, `SELECT "Id", Statement, "Create Type", Progress, NULL AS nothing, 0.5 AS half FROM show_jobs`)
-	want := "Id,Statement,Create Type,Progress,nothing,half\n" +
+	r := run(t, "sql", "--format", "csv", dir, `SELECT "Id", Statement, "Create Type", Progress, NULL AS no_value, 0.5 AS half FROM show_jobs`)
+	want := "Id,Statement,Create Type,Progress,no_value,half\n" +
 		"1012,CREATE MATERIALIZED VIEW mv AS SELECT 1,BACKGROUND,12.51% (1250000/9990000),,0.5\n"
 	if r.code != exitOK || r.stdout != want {
 		t.Errorf("want exit 0 and\n%s\ngot %v", want, r)
@@ -117,14 +117,14 @@ func TestSQLJSON(t *testing.T) {
 
 func TestSQLTables(t *testing.T) {
 	dir := writeSQLBundle(t)
-	want := `+-----------------+-------------+------------------------------------------+-------------------------+
-| table           | rows        | columns                                  | path                    |
-+-----------------+-------------+------------------------------------------+-------------------------+
-| rw_actors       | 5           | actor_id, fragment_id, worker_id, state  | sql/rw_actors.csv       |
-| rw_fragments    | 1 (partial) | fragment_id, table_id, flags             | sql/rw_fragments.csv    |
-| rw_worker_nodes | 3           | id, host, port, type, parallelism        | sql/rw_worker_nodes.csv |
-| show_jobs       | 1           | Id, Statement, Create Type, Progress     | sql/show_jobs.csv       |
-+-----------------+-------------+------------------------------------------+-------------------------+
+	want := `+-----------------+-------------+-----------------------------------------+-------------------------+
+| table           | rows        | columns                                 | path                    |
++-----------------+-------------+-----------------------------------------+-------------------------+
+| rw_actors       | 5           | actor_id, fragment_id, worker_id, state | sql/rw_actors.csv       |
+| rw_fragments    | 1 (partial) | fragment_id, table_id, flags            | sql/rw_fragments.csv    |
+| rw_worker_nodes | 3           | id, host, port, type, parallelism       | sql/rw_worker_nodes.csv |
+| show_jobs       | 1           | Id, Statement, Create Type, Progress    | sql/show_jobs.csv       |
++-----------------+-------------+-----------------------------------------+-------------------------+
 `
 	for _, args := range [][]string{
 		{"sql", "--tables", dir},
