@@ -18,9 +18,6 @@ import (
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
-// ToolName is written into reports.
-var ToolName = "rwdiag"
-
 // Analyze reads the bundle once and evaluates the rules over it.
 func Analyze(ctx context.Context, path string, rules []*Rule, opts bundle.Options) (*Report, error) {
 	ev, err := Gather(ctx, path, rules, opts)
@@ -33,7 +30,7 @@ func Analyze(ctx context.Context, path string, rules []*Rule, opts bundle.Option
 
 // Evaluate applies the rules to gathered evidence.
 func Evaluate(ctx context.Context, ev *Gathered, rules []*Rule) *Report {
-	rep := &Report{SchemaVersion: ReportSchemaVersion, Tool: ToolName, Bundle: ev.Info}
+	rep := &Report{SchemaVersion: ReportSchemaVersion, Tool: "rwdiag", Bundle: ev.Info}
 	for _, r := range rules {
 		findings, res := evaluateRule(ctx, ev, r)
 		rep.Findings = append(rep.Findings, findings...)
@@ -323,7 +320,7 @@ func rowEvidence(signal string, row Row) Evidence {
 	}
 	if s, ok := row["series"].(string); ok {
 		e.Series = s
-		if v := toFloat(row["value"]); !math.IsNaN(v) {
+		if v := toFloat(row["value"]); !math.IsNaN(v) && !math.IsInf(v, 0) {
 			e.Value = &v
 		}
 	}

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -92,6 +93,7 @@ type Finding struct {
 	Severity Severity `json:"severity"`
 	Status   Status   `json:"status"`
 	Title    string   `json:"title"`
+	// Summary is plain text, one paragraph.
 	// Subject names what the finding is about: a pod, sink, source or
 	// materialized view, or "cluster". SubjectKind says which.
 	Subject     string     `json:"subject"`
@@ -125,8 +127,9 @@ type RuleResult struct {
 
 // BundleInfo describes the analysed bundle in a report.
 type BundleInfo struct {
-	Path              string    `json:"path"`
-	Format            string    `json:"format"`
+	Path string `json:"path"`
+	// Archive is how the bundle is packed: directory, tar, tar.zst or tar.gz.
+	Archive           string    `json:"archive"`
 	CollectedAt       time.Time `json:"collected_at,omitzero"`
 	Namespace         string    `json:"namespace,omitempty"`
 	Cluster           string    `json:"cluster,omitempty"`
@@ -143,8 +146,10 @@ type BundleInfo struct {
 // Report is the result of analysing one bundle. Its JSON form is a stable
 // contract, documented in docs/report-schema.md.
 type Report struct {
-	SchemaVersion int          `json:"schema_version"`
-	Tool          string       `json:"tool"`
+	SchemaVersion int    `json:"schema_version"`
+	Tool          string `json:"tool"`
+	// ToolVersion is the version of the rwdiag that wrote the report.
+	ToolVersion string       `json:"tool_version,omitempty"`
 	Bundle        BundleInfo   `json:"bundle"`
 	Findings      []Finding    `json:"findings"`
 	Rules         []RuleResult `json:"rules"`
@@ -153,7 +158,8 @@ type Report struct {
 // ReportSchemaVersion is the version of the JSON report schema.
 const ReportSchemaVersion = 1
 
-// MarshalJSON keeps empty lists as [] rather than null.
+// MarshalJSON keeps empty lists as [] rather than null, and leaves "<", ">"
+// and "&" in remediation Markdown as they are.
 func (r Report) MarshalJSON() ([]byte, error) {
 	type plain Report
 	p := plain(r)
@@ -171,5 +177,11 @@ func (r Report) MarshalJSON() ([]byte, error) {
 	if p.Bundle.Problems == nil {
 		p.Bundle.Problems = []string{}
 	}
-	return json.Marshal(p)
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(p); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }

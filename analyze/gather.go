@@ -68,7 +68,7 @@ func Gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 		return nil, err
 	}
 	ev := &Gathered{
-		Info:       BundleInfo{Path: path, Format: r.Format().String(), HandMade: true},
+		Info:       BundleInfo{Path: path, Archive: r.Format().String(), HandMade: true},
 		Metrics:    NewMetricStore(names),
 		SQL:        sqlStore,
 		Kube:       NewKubeStore(),

@@ -107,17 +107,9 @@ type LogScanner struct {
 	// Scratch reused across lines.
 	json  []byte // a rendered JSON line
 	line  []byte // a synthesized await-tree line
-	lower []byte // the current line, ASCII-lowercased, when lowered
-	low   lowerState
+	lower   []byte // the current line, folded, when lowerOK
+	lowerOK bool
 }
-
-type lowerState int
-
-const (
-	lowerNone lowerState = iota
-	lowerASCII
-	lowerNonASCII
-)
 
 // scanQuery is a LogQuery with its compiled state and its matches.
 type scanQuery struct {
@@ -270,7 +262,7 @@ func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileM
 			s.json, text, level = out, out, f.level
 		}
 	}
-	s.low = lowerNone
+	s.lowerOK = false
 	for _, q := range qs {
 		if q.minLevel != levelNone && level != levelNone && level < q.minLevel {
 			continue
@@ -283,7 +275,7 @@ func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileM
 }
 
 func (s *LogScanner) scanPlainLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
-	s.low = lowerNone
+	s.lowerOK = false
 	for _, q := range qs {
 		if q.pre.match(raw, s) && q.re.Match(raw) {
 			s.record(q, meta, n, raw, modePlain)
@@ -465,26 +457,36 @@ func (s *LogScanner) Results(name string) (rows []Row, count int, files int) {
 // CutLines returns how many over-long lines were cut, per bundle path.
 func (s *LogScanner) CutLines() map[string]int { return maps.Clone(s.cut) }
 
-// lowered returns the current line ASCII-lowercased, and whether it is all
-// ASCII, computing it once per line.
-func (s *LogScanner) lowered(line []byte) ([]byte, bool) {
-	if s.low == lowerNone {
-		s.lower = s.lower[:0]
-		ascii := true
-		for _, c := range line {
-			if c >= utf8.RuneSelf {
-				ascii = false
-			} else if c >= 'A' && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			s.lower = append(s.lower, c)
-		}
-		s.low = lowerASCII
-		if !ascii {
-			s.low = lowerNonASCII
-		}
+// lowered returns the current line folded for the case-insensitive
+// literals, computing it once per line: ASCII letters lowercased, and the
+// only non-ASCII runes whose case folds reach ASCII, the Kelvin sign (K) and
+// the long s (ſ), replaced by "k" and "s".
+func (s *LogScanner) lowered(line []byte) []byte {
+	if s.lowerOK {
+		return s.lower
 	}
-	return s.lower, s.low == lowerASCII
+	s.lower = foldBytes(s.lower[:0], line)
+	s.lowerOK = true
+	return s.lower
+}
+
+// foldBytes appends b folded to dst: ASCII letters lowercased, the Kelvin
+// sign and the long s replaced by "k" and "s". Lines and folding literals
+// are folded alike.
+func foldBytes(dst, b []byte) []byte {
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= 'A' && c <= 'Z':
+			c += 'a' - 'A'
+		case c == 0xe2 && i+2 < len(b) && b[i+1] == 0x84 && b[i+2] == 0xaa: // U+212A
+			c, i = 'k', i+2
+		case c == 0xc5 && i+1 < len(b) && b[i+1] == 0xbf: // U+017F
+			c, i = 's', i+1
+		}
+		dst = append(dst, c)
+	}
+	return dst
 }
 
 // A prefilter is a necessary condition for a regular expression to match a
@@ -495,9 +497,9 @@ type prefilter struct {
 	clauses [][]lit
 }
 
-// lit is a literal string. A folding literal is ASCII-lowercased and looked
-// for in the lowercased line; on lines with non-ASCII bytes it is taken as
-// present, since Unicode folding (K, the Kelvin sign) may match there.
+// lit is a literal string. A folding literal, from a case-insensitive
+// expression, is ASCII-lowercased and looked for in the folded line (see
+// lowered).
 type lit struct {
 	s    []byte
 	fold bool
@@ -516,8 +518,7 @@ func (p *prefilter) match(line []byte, s *LogScanner) bool {
 		found := false
 		for _, l := range c {
 			if l.fold {
-				lower, ascii := s.lowered(line)
-				if !ascii || bytes.Contains(lower, l.s) {
+				if bytes.Contains(s.lowered(line), l.s) {
 					found = true
 					break
 				}
@@ -545,6 +546,9 @@ func newPrefilter(expr string) prefilter {
 	if c := exactClause(info.exact); c != nil {
 		clauses = append(clauses, c)
 	}
+	for i, c := range clauses {
+		clauses[i] = weakestLits(c)
+	}
 	// The most selective first: the longest shortest literal, then the
 	// fewest alternatives.
 	slices.SortStableFunc(clauses, func(a, b []lit) int {
@@ -563,6 +567,25 @@ func newPrefilter(expr string) prefilter {
 		}
 	}
 	return prefilter{clauses: keep}
+}
+
+// weakestLits drops the literals of a clause that contain another of its
+// literals: "low: -" or "low: " is just "low: ".
+func weakestLits(c []lit) []lit {
+	out := make([]lit, 0, len(c))
+	for i, l := range c {
+		implied := false
+		for j, o := range c {
+			if i != j && o.fold == l.fold && bytes.Contains(l.s, o.s) && (len(o.s) < len(l.s) || j < i) {
+				implied = true
+				break
+			}
+		}
+		if !implied {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 func sameClause(a, b []lit) bool {
@@ -753,21 +776,12 @@ func crossLits(a, b []lit) []lit {
 			s := make([]byte, 0, len(x.s)+len(y.s))
 			s = append(append(s, x.s...), y.s...)
 			if fold {
-				s = asciiLower(s)
+				s = foldBytes(s[:0:0], s)
 			}
 			out = append(out, lit{s: s, fold: fold})
 		}
 	}
 	return dedupLits(out)
-}
-
-func asciiLower(b []byte) []byte {
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return b
 }
 
 func dedupLits(ls []lit) []lit {

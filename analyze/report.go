@@ -143,13 +143,13 @@ func (r *Report) sortedCopy() *Report {
 }
 
 func (r *Report) writeJSON(w io.Writer) error {
-	b, err := json.MarshalIndent(r, "", "  ")
-	if err != nil {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(r); err != nil {
 		return fmt.Errorf("encode report: %w", err)
 	}
-	b = append(b, '\n')
-	_, err = w.Write(b)
-	return err
+	return nil
 }
 
 // reportCounts are what a report's summary lines say.
@@ -518,10 +518,10 @@ func reportBundleLine(b BundleInfo) string {
 // reportBundleShape is e.g. "tar.zst, 214 files".
 func reportBundleShape(b BundleInfo) string {
 	files := fmt.Sprintf("%d %s", b.Files, pluralize(b.Files, "file", "files"))
-	if b.Format == "" {
+	if b.Archive == "" {
 		return files
 	}
-	return b.Format + ", " + files
+	return b.Archive + ", " + files
 }
 
 // reportClusterLine is e.g. "prod-eu-1, namespace risingwave".

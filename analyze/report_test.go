@@ -32,7 +32,7 @@ func reportSample() *Report {
 		Tool:          "rwdiag v0.4.0",
 		Bundle: BundleInfo{
 			Path:              "rwdiag-prod-eu-1-20250314T093000Z.tar.zst",
-			Format:            "tar.zst",
+			Archive:           "tar.zst",
 			CollectedAt:       time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC),
 			Namespace:         "risingwave",
 			Cluster:           "prod-eu-1",
@@ -288,7 +288,7 @@ func TestReportGolden(t *testing.T) {
 	empty := &Report{
 		SchemaVersion: ReportSchemaVersion,
 		Tool:          "rwdiag v0.4.0",
-		Bundle:        BundleInfo{Path: "./my-bundle", Format: "directory", HandMade: true, Complete: true, Files: 9},
+		Bundle:        BundleInfo{Path: "./my-bundle", Archive: "directory", HandMade: true, Complete: true, Files: 9},
 		Rules: []RuleResult{
 			{ID: "barrier-stall-slow-compute-node", Status: RulePassed},
 			{ID: "sink-blockage-retry-loop", Status: RuleError, Reason: `signal "errors": sql: no such table: rw_sinks`},

@@ -164,8 +164,8 @@ func (s *SQLStore) LoadCSV(name, path string, r io.Reader) error {
 	// The rows go straight to the driver: database/sql's conversions and
 	// locking per row cost more than SQLite's insert itself.
 	err = s.conn.Raw(func(dc any) error {
-		prep, ok1 := dc.(driver.ConnPrepareContext)
-		if !ok1 {
+		prep, ok := dc.(driver.ConnPrepareContext)
+		if !ok {
 			return errors.New("sqlite driver cannot prepare")
 		}
 		st, err := prep.PrepareContext(ctx, insert)
@@ -393,7 +393,7 @@ func (s *SQLStore) query(ctx context.Context, query string) (cols []string, rows
 	}
 	defer func() { err = errors.Join(err, exec("ROLLBACK")) }()
 	var denied string
-	if err := s.setAuthorizer(func(action sqlite.AuthorizerActionCode, arg1, arg2, _, _ string) sqlite.AuthorizerReturnCode {
+	if err := s.setAuthorizer(func(action sqlite.AuthorizerActionCode, arg1, _, _, _ string) sqlite.AuthorizerReturnCode {
 		switch action {
 		case sqlite.AuthSelect, sqlite.AuthRead, sqlite.AuthFunction, sqlite.AuthRecursive:
 			return sqlite.AuthorizerOK

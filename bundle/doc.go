@@ -14,6 +14,10 @@
 // damaged archive yields every entry read before the damage followed by a
 // *DamageError naming the entry and offset.
 //
+// Verify checks a bundle against the sizes and SHA-256 sums its manifest
+// records, in one streaming pass; Extract writes a bundle to a directory
+// through an os.Root, so no entry can land outside it.
+//
 // This package imports only the standard library and compression packages.
 // See docs/bundle-format.md for the format itself.
 package bundle

@@ -380,3 +380,40 @@ func TestHostileLongLine(t *testing.T) {
 		t.Errorf("Next = %v, %v; want %s", e, err, goodLastPath)
 	}
 }
+
+// TestHostileSparse reads sparse.tar: four old-GNU sparse entries of 1 GiB
+// each, whose holes are in no stream. What the entries hand out counts
+// against the total limit all the same.
+func TestHostileSparse(t *testing.T) {
+	const limit = 64 << 20
+	t.Run("total limit", func(t *testing.T) {
+		r := openTestdata(t, "sparse.tar", Options{MaxTotalBytes: limit})
+		gots := drainAll(t, r)
+		checkGoodEntries(t, gots, false)
+		if len(gots) != 2 || gots[1].Path != "logs/sparse/c0.log" || gots[1].Size != 1<<30 {
+			t.Fatalf("got %d results, want the good entry and the first sparse one", len(gots))
+		}
+		err := gots[1].ReadErr
+		if le, ok := asError[*LimitError](err); !ok || !le.Total || le.Limit != limit || !Fatal(err) {
+			t.Fatalf("read sparse entry: %v, want a fatal total *LimitError", err)
+		}
+		if n := int64(len(gots[1].Data)); n+int64(len(goodFirstBody)) > limit || gots[1].Data[0] != 'x' {
+			t.Errorf("handed out %d bytes (first %q) before the total limit of %d", n, gots[1].Data[:1], limit)
+		}
+		if _, again := r.Next(); again != err {
+			t.Errorf("Next after the limit = %v, want the same %v", again, err)
+		}
+	})
+	t.Run("entry limit", func(t *testing.T) {
+		gots := drainAll(t, openTestdata(t, "sparse.tar", Options{MaxEntryBytes: limit, MaxTotalBytes: 1 << 30}))
+		checkGoodEntries(t, gots, true)
+		if len(gots) != 6 {
+			t.Fatalf("got %d results, want 6", len(gots))
+		}
+		for _, g := range gots[1:5] {
+			if le, ok := asError[*LimitError](g.ReadErr); !ok || le.Total || len(g.Data) != limit {
+				t.Errorf("%s: read %d bytes, %v; want %d and a per-entry *LimitError", g.Path, len(g.Data), g.ReadErr, limit)
+			}
+		}
+	})
+}

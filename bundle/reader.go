@@ -311,8 +311,16 @@ func (w *tarWalker) next() (*Entry, error) {
 		if err != nil {
 			return nil, w.damage(err, between)
 		}
+		if hdr.Typeflag == tar.TypeXGlobalHeader {
+			// Metadata, not a file (git archive writes one first): it must
+			// not be taken for the first entry.
+			continue
+		}
 		name, reason := cleanName(hdr.Name)
 		if reason != "" {
+			if hdr.Typeflag == tar.TypeDir && name == "" && path.Clean(hdr.Name) == "." {
+				continue // "./", written by tar -C dir .
+			}
 			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: reason}
 		}
 		if !w.first {
@@ -321,7 +329,7 @@ func (w *tarWalker) next() (*Entry, error) {
 		}
 		switch hdr.Typeflag {
 		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
-		case tar.TypeDir, tar.TypeXGlobalHeader:
+		case tar.TypeDir:
 			continue
 		case tar.TypeSymlink:
 			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: fmt.Sprintf("symbolic link to %q", hdr.Linkname)}

@@ -1,6 +1,7 @@
 package bundle
 
 import (
+	"archive/tar"
 	"bytes"
 	"cmp"
 	"crypto/sha256"
@@ -288,5 +289,93 @@ func TestReaderZstdWindowLimit(t *testing.T) {
 	// With the default limit it reads.
 	if rep, err := verifyFile(t, name); err != nil || !rep.OK() {
 		t.Errorf("Verify = %+v, %v", rep, err)
+	}
+}
+
+func TestEntryReadAfterNext(t *testing.T) {
+	// An entry read after Next has moved on fails rather than giving the
+	// next entry's bytes.
+	name := writeBundle(t, t.TempDir(), WriterOptions{Format: FormatTar}, testFiles())
+	r, err := Open(name, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	first, err := r.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := first.Read(make([]byte, 10)); n != 0 || err == nil {
+		t.Errorf("Read of a stale entry = %d, %v; want an error", n, err)
+	}
+}
+
+func TestReaderArchivesMadeByOtherTools(t *testing.T) {
+	type hdr struct {
+		typ  byte
+		name string
+	}
+	tests := []struct {
+		name    string
+		entries []hdr
+		paths   []string
+	}{
+		{
+			// git archive --prefix writes a pax global header before the
+			// first file; the wrapping directory is still found.
+			name: "git archive",
+			entries: []hdr{{tar.TypeXGlobalHeader, "pax_global_header"}, {tar.TypeDir, "rwdiag-x/"},
+				{tar.TypeReg, "rwdiag-x/manifest.json"}, {tar.TypeReg, "rwdiag-x/logs/p/c.log"}},
+			paths: []string{ManifestPath, "logs/p/c.log"},
+		},
+		{
+			// tar -C rwdiag-x -cf b.tar . names the root "./".
+			name:    "tar -C dir .",
+			entries: []hdr{{tar.TypeDir, "./"}, {tar.TypeReg, "./manifest.json"}, {tar.TypeDir, "./logs/"}, {tar.TypeReg, "./logs/p/c.log"}},
+			paths:   []string{ManifestPath, "logs/p/c.log"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b bytes.Buffer
+			tw := tar.NewWriter(&b)
+			for _, e := range tt.entries {
+				h := &tar.Header{Typeflag: e.typ, Name: e.name}
+				switch e.typ {
+				case tar.TypeXGlobalHeader:
+					h.PAXRecords = map[string]string{"comment": "0123abcd"}
+				case tar.TypeReg:
+					h.Size, h.Mode = 2, 0o644
+				default:
+					h.Mode = 0o755
+				}
+				if err := tw.WriteHeader(h); err != nil {
+					t.Fatal(err)
+				}
+				if e.typ == tar.TypeReg {
+					tw.Write([]byte("{}"))
+				}
+			}
+			if err := tw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			r, err := NewReader(tt.name, &b, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var paths []string
+			for _, g := range drainAll(t, r) {
+				if g.NextErr != nil || g.ReadErr != nil {
+					t.Errorf("errors %v, %v", g.NextErr, g.ReadErr)
+				}
+				paths = append(paths, g.Path)
+			}
+			if !slices.Equal(paths, tt.paths) {
+				t.Errorf("paths %q, want %q", paths, tt.paths)
+			}
+		})
 	}
 }

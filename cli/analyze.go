@@ -112,6 +112,7 @@ func runAnalyze(c *ucli.Context) error {
 	if err != nil {
 		return inputError(err)
 	}
+	rep.ToolVersion = versionString()
 	if err := writeOutput(c, out, func(w io.Writer) error { return rep.Write(w, format) }); err != nil {
 		return err
 	}

@@ -124,8 +124,7 @@ func loadSQLTables(r *bundle.Reader, store *analyze.SQLStore, stderr io.Writer) 
 		}
 		if err != nil {
 			if bundle.Fatal(err) {
-				fmt.Fprintf(stderr, "rwdiag: %v\n", err)
-				return err
+				return err // the caller reports it, after the result
 			}
 			var ue *bundle.UnsafeEntryError
 			if errors.As(err, &ue) && strings.Contains("/"+ue.Path, "/sql/") {

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"archive/tar"
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -191,6 +193,50 @@ func TestSQLArchive(t *testing.T) {
 		if want := "host,next\nrw-compute-0.rw-compute,5689\n"; r.code != exitOK || r.stdout != want || r.stderr != "" {
 			t.Errorf("%v: want exit 0 and\n%s\ngot %v", f, want, r)
 		}
+	}
+}
+
+func TestSQLLimits(t *testing.T) {
+	dir := writeSQLBundle(t)
+	// The per-entry limit cuts rw_actors.csv inside its third row: the rows
+	// before it are kept and the cut is reported.
+	r := run(t, "sql", "--max-entry-bytes", "70", "--format", "csv", dir, "SELECT actor_id FROM rw_actors")
+	if want := "actor_id\n1\n2\n"; r.code != exitOK || r.stdout != want ||
+		!strings.Contains(r.stderr, "rwdiag: load sql/rw_actors.csv: after line 3: ") || !strings.Contains(r.stderr, "per-entry limit of 70 bytes") {
+		t.Errorf("want exit 0, stdout\n%s\nand the cut on stderr; got %v", want, r)
+	}
+}
+
+// A damaged archive: what came before the damage is queried, the damage is
+// reported, and the exit status says the bundle was not read whole.
+func TestSQLDamagedArchive(t *testing.T) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, f := range []struct{ name, content string }{
+		{"sql/rw_actors.csv", "actor_id,worker_id\n1,2\n2,3\n"},
+		{"sql/rw_fragments.csv", "fragment_id\n" + strings.Repeat("1\n", 5000)},
+	} {
+		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.content)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write([]byte(f.content)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.tar")
+	if err := os.WriteFile(cut, buf.Bytes()[:buf.Len()-6000], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := run(t, "sql", "--format", "csv", cut, "SELECT * FROM rw_actors")
+	if want := "actor_id,worker_id\n1,2\n2,3\n"; r.code != exitUsage || r.stdout != want ||
+		!strings.Contains(r.stderr, "archive damaged") || !strings.Contains(r.stderr, "reading stopped early") {
+		t.Errorf("want exit 2, stdout\n%s\nand the damage on stderr; got %v", want, r)
+	}
+	if n := strings.Count(r.stderr, "archive damaged"); n != 2 {
+		t.Errorf("the damage is reported %d times, want twice: for the file, and for the bundle\n%v", n, r)
 	}
 }
 

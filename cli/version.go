@@ -73,3 +73,9 @@ func resolveVersion(set string, info *debug.BuildInfo, ok bool) string {
 	}
 	return v
 }
+
+// versionString is this binary's version, as `rwdiag version` prints it.
+func versionString() string {
+	info, ok := debug.ReadBuildInfo()
+	return resolveVersion(Version, info, ok)
+}

@@ -183,6 +183,59 @@ func truncate(name string, full []byte) []byte {
 	}
 }
 
+// gnuSparse is an old-GNU sparse entry (typeflag 'S') whose one data byte,
+// "x", starts a file of realSize bytes: the rest are holes, which are in no
+// stream and cost nothing to store. archive/tar cannot write these.
+func gnuSparse(name string, realSize int64) []byte {
+	h := make([]byte, 512)
+	copy(h[0:], name)
+	copy(h[100:], "0000644\x00")
+	copy(h[108:], "0000000\x00")
+	copy(h[116:], "0000000\x00")
+	copy(h[124:], fmt.Sprintf("%011o\x00", 1)) // bytes stored
+	copy(h[136:], fmt.Sprintf("%011o\x00", mtime.Unix()))
+	h[156] = 'S'
+	copy(h[257:], "ustar  \x00")
+	copy(h[386:], fmt.Sprintf("%011o\x00%011o\x00", 0, 1)) // one fragment: offset 0, 1 byte
+	copy(h[483:], fmt.Sprintf("%011o\x00", realSize))
+	copy(h[148:], "        ")
+	sum := 0
+	for _, b := range h {
+		sum += int(b)
+	}
+	copy(h[148:], fmt.Sprintf("%06o\x00 ", sum))
+	data := make([]byte, 512)
+	data[0] = 'x'
+	return append(h, data...)
+}
+
+// sparseBomb is a tar of the good entries around four sparse entries of
+// 1 GiB each, in 5 KiB.
+func sparseBomb() []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	write := func(e entry) {
+		h := e.hdr
+		h.ModTime = mtime
+		if err := tw.WriteHeader(&h); err != nil {
+			log.Fatal(err)
+		}
+		tw.Write(e.body)
+		if err := tw.Flush(); err != nil {
+			log.Fatal(err)
+		}
+	}
+	write(reg(goodFirstPath, goodFirstBody))
+	for i := range 4 {
+		buf.Write(gnuSparse(fmt.Sprintf("logs/sparse/c%d.log", i), 1<<30))
+	}
+	write(reg(goodLastPath, goodLastBody))
+	if err := tw.Close(); err != nil {
+		log.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
 func pngHeader() []byte {
 	// The signature and an IHDR chunk of a 1x1 greyscale image.
 	return []byte("\x89PNG\r\n\x1a\n\x00\x00\x00\x0dIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x00\x00\x00\x00\x3a\x7e\x9b\x55")
@@ -237,6 +290,7 @@ func main() {
 		"bomb.tar.zst": archive("tar.zst", framed(zeros("logs/bomb/compute.log", 1<<30))),
 		"longline.tar.zst": archive("tar.zst", []entry{
 			reg(goodFirstPath, goodFirstBody), reg(longLinePath, longLineLog()), reg(goodLastPath, goodLastBody)}),
+		"sparse.tar":     sparseBomb(),
 		"notabundle.png": pngHeader(),
 		"notabundle.zip": zipFile(),
 	}
@@ -254,6 +308,7 @@ func main() {
 		"valid-wrapped-tar": archive("tar", seedBundle("rwdiag-prod-20261129T204300Z")),
 		"traversal":         files["traversal.tar"],
 		"symlink":           files["symlink.tar"],
+		"sparse":            files["sparse.tar"],
 		"truncated-tar-gz":  archive("tar.gz", seedBundle(""))[:300],
 		"truncated-tar-zst": archive("tar.zst", seedBundle(""))[:150],
 		"not-a-bundle":      pngHeader(),

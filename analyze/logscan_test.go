@@ -1,0 +1,563 @@
+package analyze
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// lsQuery builds a query, failing the test on a bad one.
+func lsQuery(t testing.TB, name, re string, mod ...func(*LogQuery)) *LogQuery {
+	t.Helper()
+	q := &LogQuery{Name: name, Regex: regexp.MustCompile(re)}
+	for _, m := range mod {
+		m(q)
+	}
+	if err := CheckLogQuery(q); err != nil {
+		t.Fatal(err)
+	}
+	return q
+}
+
+// lsScanFile scans a testdata file as the bundle path p.
+func lsScanFile(t *testing.T, s *LogScanner, file, p string) {
+	t.Helper()
+	f, err := os.Open(filepath.Join("testdata", "logs", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	c := bundle.Classify(p)
+	if !s.Wants(c) {
+		t.Fatalf("scanner does not want %s", p)
+	}
+	if err := s.Scan(p, c, f); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func lsResults(t *testing.T, s *LogScanner, name string, wantCount int) []Row {
+	t.Helper()
+	rows, count, files := s.Results(name)
+	if count != wantCount || len(rows) != min(wantCount, DefaultLogMaxRows) {
+		t.Fatalf("%s: %d matches, %d rows; want %d", name, count, len(rows), wantCount)
+	}
+	if files == 0 {
+		t.Fatalf("%s: no files", name)
+	}
+	return rows
+}
+
+// TestLogScanFormats runs the same regular expressions over the same log in
+// the text format with +08:00 offsets, in the text format behind kubectl's
+// timestamps, and in the JSON format.
+func TestLogScanFormats(t *testing.T) {
+	utc := func(s string) time.Time {
+		tm, err := time.Parse(time.RFC3339Nano, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return tm
+	}
+	for _, file := range []string{"text.log", "kubectl.log", "json.log"} {
+		t.Run(file, func(t *testing.T) {
+			warn := func(q *LogQuery) { q.MinLevel = "WARN" }
+			s := NewLogScanner([]*LogQuery{
+				lsQuery(t, "r/paused", `source paused, wait barrier for (?P<wait>\S+)`, warn),
+				lsQuery(t, "r/paused-any", `source paused, wait barrier for (?P<wait>\S+)`),
+				lsQuery(t, "r/watermarks", `fetch kafka watermarks: low: (?P<low>-?\d+), high: (?P<high>-?\d+), split: .*start_offset: Some\((?P<start>\d+)\)`),
+				lsQuery(t, "r/outline", `^> total_memory: (?P<total>.+)$`),
+				lsQuery(t, "r/actor", `actor_id=(?P<actor>\d+)`),
+				lsQuery(t, "r/sink", `(?i)error.*sink_id=(?P<sink>\d+)`),
+				lsQuery(t, "r/level", `^\S+ +(?P<lvl>[A-Z]+) risingwave_compute::server: Starting`),
+			})
+			p := "logs/rw-compute-0/compute.log"
+			lsScanFile(t, s, file, p)
+
+			r := lsResults(t, s, "r/paused", 1)[0]
+			want := Row{"pod": "rw-compute-0", "container": "compute", "path": p, "line": 6,
+				"time": utc("2026-11-29T20:42:10.5Z"), "level": "WARN", "target": "risingwave_stream::executor::source::source_executor",
+				"message": "source paused, wait barrier for 5.1s", "previous": false, "kind": "log", "wait": "5.1s"}
+			for k, v := range want {
+				if k == "time" {
+					if !r[k].(time.Time).Equal(v.(time.Time)) {
+						t.Errorf("time = %v, want %v", r[k], v)
+					}
+				} else if r[k] != v {
+					t.Errorf("%s = %#v, want %#v", k, r[k], v)
+				}
+			}
+			if !strings.Contains(r["text"].(string), `actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="SourceExecutor 5"}: risingwave_stream`) {
+				t.Errorf("text = %q", r["text"])
+			}
+
+			if rows := lsResults(t, s, "r/paused-any", 2); rows[1]["level"] != "DEBUG" || rows[1]["wait"] != "6s" {
+				t.Errorf("second pause: %v", rows[1])
+			}
+
+			r = lsResults(t, s, "r/watermarks", 1)[0]
+			if r["low"] != "0" || r["high"] != "1500" || r["start"] != "1234" || r["line"] != 5 {
+				t.Errorf("watermarks row: %v", r)
+			}
+			if !r["time"].(time.Time).Equal(utc("2026-11-29T20:41:09.000001Z")) {
+				t.Errorf("watermarks time %v", r["time"])
+			}
+
+			r = lsResults(t, s, "r/outline", 1)[0]
+			if r["total"] != "8.00 GiB" || r["line"] != 3 || r["level"] != "" {
+				t.Errorf("outline row: %v", r)
+			}
+			wantTime := time.Time{} // a continuation line has no time of its own...
+			if file == "kubectl.log" {
+				wantTime = utc("2026-11-29T20:41:09.7Z") // ...but the kubectl prefix gives one
+			}
+			if !r["time"].(time.Time).Equal(wantTime) {
+				t.Errorf("outline time %v, want %v", r["time"], wantTime)
+			}
+
+			rows := lsResults(t, s, "r/actor", 3)
+			for i, line := range []int{5, 6, 8} {
+				if rows[i]["actor"] != "12" || rows[i]["line"] != line {
+					t.Errorf("actor row %d: %v", i, rows[i])
+				}
+			}
+			if r := lsResults(t, s, "r/sink", 1)[0]; r["sink"] != "7" || r["level"] != "ERROR" {
+				t.Errorf("sink row: %v", r)
+			}
+			if r := lsResults(t, s, "r/level", 1)[0]; r["lvl"] != "INFO" {
+				t.Errorf("level row: %v", r)
+			}
+		})
+	}
+}
+
+func TestLogScanContainerAndPrevious(t *testing.T) {
+	s := NewLogScanner([]*LogQuery{
+		lsQuery(t, "r/compute", `Starting compute node`, func(q *LogQuery) { q.Container = "compute" }),
+		lsQuery(t, "r/any", `Starting compute node`),
+		lsQuery(t, "r/describe", `OOMKilled`, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindDescribe}; q.Container = "compute" }),
+	})
+	meta := bundle.Classify("logs/rw-meta-0/meta.log")
+	if !s.Wants(meta) {
+		t.Error("r/any wants every log")
+	}
+	if s.Wants(bundle.Classify("metrics/rw-meta-0/1764448867000.prom")) {
+		t.Error("nothing wants metrics")
+	}
+	line := "2026-11-29T20:41:07.123456789Z  INFO risingwave_compute::server: Starting compute node\n"
+	for _, p := range []string{"logs/rw-meta-0/meta.log", "logs/rw-compute-0/compute.log", "logs/rw-compute-0/compute.previous.log", "kubernetes/describe/pods/rw-compute-0.txt"} {
+		c := bundle.Classify(p)
+		text := line
+		if c.Kind == bundle.KindDescribe {
+			text = "      Reason:       OOMKilled\n"
+		}
+		if err := s.Scan(p, c, strings.NewReader(text)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, count, files := s.Results("r/compute")
+	if count != 2 || files != 2 || rows[0]["previous"] != false || rows[1]["previous"] != true || rows[1]["kind"] != "previous-log" {
+		t.Errorf("r/compute: count %d files %d rows %v", count, files, rows)
+	}
+	if _, count, files := s.Results("r/any"); count != 3 || files != 3 {
+		t.Errorf("r/any: count %d files %d", count, files)
+	}
+	// A container filter does not apply to files of no container.
+	rows, count, files = s.Results("r/describe")
+	if count != 1 || files != 1 || rows[0]["pod"] != "rw-compute-0" || rows[0]["container"] != "" || rows[0]["text"] != "      Reason:       OOMKilled" || rows[0]["kind"] != "describe" {
+		t.Errorf("r/describe: count %d files %d rows %v", count, files, rows)
+	}
+	if rows, count, files := s.Results("no/such"); rows != nil || count != 0 || files != 0 {
+		t.Error("unknown query has results")
+	}
+}
+
+func TestLogScanAbsentInput(t *testing.T) {
+	s := NewLogScanner([]*LogQuery{lsQuery(t, "r/tree", `!!!`, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeText} })})
+	p := "logs/rw-compute-0/compute.log"
+	if s.Wants(bundle.Classify(p)) {
+		t.Fatal("an await-tree query wants logs")
+	}
+	if err := s.Scan(p, bundle.Classify(p), strings.NewReader("!!!\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, count, files := s.Results("r/tree"); count != 0 || files != 0 {
+		t.Errorf("count %d files %d, want 0 0 (input absent)", count, files)
+	}
+}
+
+func TestLogScanCutLines(t *testing.T) {
+	s := NewLogScanner([]*LogQuery{
+		lsQuery(t, "r/head", `^2026\S+ ERROR risingwave_stream::x: huge (?P<n>\d+)`),
+		lsQuery(t, "r/tail", `TAIL-MARKER`),
+		lsQuery(t, "r/next", `after the long line`),
+	})
+	var b strings.Builder
+	b.WriteString("2026-11-29T20:41:07Z ERROR risingwave_stream::x: huge 42 ")
+	b.WriteString(strings.Repeat("x", bundle.DefaultMaxLineBytes))
+	b.WriteString("TAIL-MARKER\n2026-11-29T20:41:08Z  INFO a::b: after the long line\n")
+	p := "logs/rw-compute-0/compute.log"
+	if err := s.Scan(p, bundle.Classify(p), strings.NewReader(b.String())); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.CutLines(); len(got) != 1 || got[p] != 1 {
+		t.Errorf("CutLines = %v, want %s: 1", got, p)
+	}
+	rows, _, _ := s.Results("r/head")
+	if len(rows) != 1 || rows[0]["n"] != "42" || len(rows[0]["text"].(string)) != maxLogTextBytes || len(rows[0]["message"].(string)) != maxLogMessageBytes {
+		t.Errorf("r/head: %d rows", len(rows))
+	}
+	if _, count, _ := s.Results("r/tail"); count != 0 {
+		t.Error("matched past the cut")
+	}
+	if rows, _, _ := s.Results("r/next"); len(rows) != 1 || rows[0]["line"] != 2 {
+		t.Errorf("r/next: %v", rows)
+	}
+}
+
+func TestLogScanAwaitTreeJSON(t *testing.T) {
+	s := NewLogScanner([]*LogQuery{
+		lsQuery(t, "r/slow", `^(?P<key>\S+): +(?P<span>\w+) (?P<id>\d+) \[!!! (?P<secs>[\d.]+)s\]`, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
+		lsQuery(t, "r/remaining", `Remaining actors: \[(?P<actors>[\d, ]+)\]`, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
+		lsQuery(t, "r/list", `^list\.(?P<i>\d+)(\.deep)?: `, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
+	})
+	lsScanFile(t, s, "await-tree.json", "diagnose/await-tree.json")
+	rows := lsResults(t, s, "r/slow", 2)
+	if rows[0]["key"] != "actorTraces.12" || rows[0]["span"] != "Epoch" || rows[0]["secs"] != "21.283" || rows[0]["line"] != 0 || rows[0]["kind"] != "await-tree-json" {
+		t.Errorf("row 0: %v", rows[0])
+	}
+	if rows[1]["span"] != "HashAgg" || rows[1]["text"] != "actorTraces.12:     HashAgg 8400000005 [!!! 21.280s]" {
+		t.Errorf("row 1: %v", rows[1])
+	}
+	if r := lsResults(t, s, "r/remaining", 1)[0]; r["actors"] != "12, " {
+		t.Errorf("remaining: %v", r)
+	}
+	lsResults(t, s, "r/list", 3) // "a", "b" and the nested object's string
+	if err := s.Scan("diagnose/await-tree.json", bundle.Classify("diagnose/await-tree.json"), strings.NewReader(`{"a": "b"`)); err == nil || !strings.Contains(err.Error(), "diagnose/await-tree.json") {
+		t.Errorf("invalid JSON: err = %v", err)
+	}
+}
+
+// TestLogScanKeepsFirstAndLast checks the row window: the first and last
+// halves survive, the count stays exact, across files.
+func TestLogScanKeepsFirstAndLast(t *testing.T) {
+	for _, tc := range []struct {
+		max, n   int
+		wantLine []int
+	}{
+		{10, 100, []int{1, 2, 3, 4, 5, 96, 97, 98, 99, 100}},
+		{3, 100, []int{1, 2, 100}},
+		{1, 100, []int{1}},
+		{10, 7, []int{1, 2, 3, 4, 5, 6, 7}},
+		{4, 6, []int{1, 2, 5, 6}},
+	} {
+		t.Run(fmt.Sprint(tc.max, "/", tc.n), func(t *testing.T) {
+			s := NewLogScanner([]*LogQuery{lsQuery(t, "r/n", `event (?P<n>\d+)`, func(q *LogQuery) { q.MaxRows = tc.max })})
+			var a, b strings.Builder
+			for i := 1; i <= tc.n; i++ {
+				w := &a
+				if i > tc.n/2 {
+					w = &b
+				}
+				fmt.Fprintf(w, "2026-11-29T20:41:07Z  INFO a::b: event %d\nnoise\n", i)
+			}
+			for _, f := range []struct{ p, text string }{{"logs/p/c.previous.log", a.String()}, {"logs/p/c.log", b.String()}} {
+				if err := s.Scan(f.p, bundle.Classify(f.p), strings.NewReader(f.text)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			rows, count, files := s.Results("r/n")
+			if count != tc.n || files != 2 {
+				t.Fatalf("count %d files %d", count, files)
+			}
+			var got []int
+			for _, r := range rows {
+				var n int
+				fmt.Sscan(r["n"].(string), &n)
+				got = append(got, n)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.wantLine) {
+				t.Errorf("events %v, want %v", got, tc.wantLine)
+			}
+			// Rows are the caller's: changing them changes no later result.
+			rows[len(rows)-1]["n"] = "changed"
+			if again, _, _ := s.Results("r/n"); again[len(again)-1]["n"] == "changed" {
+				t.Error("Results hands out shared rows")
+			}
+		})
+	}
+}
+
+func TestCheckLogQuery(t *testing.T) {
+	re := regexp.MustCompile(`x`)
+	for _, tc := range []struct {
+		q    LogQuery
+		want string
+	}{
+		{LogQuery{Name: "ok", Regex: re, MinLevel: "warn", Kinds: []bundle.Kind{bundle.KindDescribe}}, ""},
+		{LogQuery{Name: "a"}, "no regular expression"},
+		{LogQuery{Name: "a", Regex: regexp.MustCompile(`(?P<pod>x)`)}, `capture name "pod"`},
+		{LogQuery{Name: "a", Regex: re, Kinds: []bundle.Kind{bundle.KindPods}}, "pods files"},
+		{LogQuery{Name: "a", Regex: re, MinLevel: "loud"}, "unknown level"},
+		{LogQuery{Name: "a", Regex: re, MaxRows: -1}, "negative"},
+	} {
+		err := CheckLogQuery(&tc.q)
+		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
+			t.Errorf("%+v: err = %v, want %q", tc.q, err, tc.want)
+		}
+	}
+}
+
+// lsPrefilterRegexps are regular expressions of the shapes rules use, and
+// some that stress the literal analysis.
+var lsPrefilterRegexps = []string{
+	`Starting compute node`,
+	`source paused, wait barrier`,
+	`recovery start!`,
+	`Sink error: sink_id=(?P<sink_id>\d+)`,
+	`fetch kafka watermarks: low: (?P<low>-?\d+), high: (?P<high>-?\d+), split: .*start_offset: Some\((?P<start>\d+)\)`,
+	`recovery (start!|success|failed)`,
+	`(?i)recovery START`,
+	`(?i)kafka|sink`,
+	`[Ss]ource (paused|resumed)`,
+	`a[bc]d[ef]g[hi]j[kl]m[no]`,
+	`(?:foo)+bar`,
+	`x{2,4}y?z`,
+	`^WARN|ERROR$`,
+	`\bactor_id=\d+\b`,
+	`(ab|cd)(ef|gh)(ij|kl)(mn|op)(qr|st)`,
+	`héllo wörld`,
+	`(?i)héllo`,
+	`(?i)kelvin`,
+	`(?i)SS`,
+	`.*`,
+	`a?b?c?`,
+	`(a|)bc`,
+	`epoch (\d+|none) done`,
+	`\x{FFFD}`,
+	`[^a]bc`,
+	`(?s)a.b`,
+	`(?i:Sink) error`,
+	`(foo|bar|baz|qux|quux|corge|grault|garply|waldo|fred|plugh|xyzzy|thud|a1|a2|a3|a4|a5)!`,
+}
+
+// lsLines generates lines from words the regular expressions use, mutated.
+func lsLines(r *rand.Rand, n int) [][]byte {
+	words := []string{"Starting", "compute", "node", "source", "Source", "paused,", "paused", "resumed", "wait", "barrier",
+		"recovery", "RECOVERY", "start!", "success", "failed", "Sink", "sink", "SINK", "error:", "sink_id=", "42", "-7",
+		"fetch", "kafka", "KAFKA", "watermarks:", "low:", "high:", "split:", "start_offset:", "Some(", "1234)", ")",
+		"foo", "bar", "foobar", "x", "xx", "xxx", "y", "z", "WARN", "ERROR", "actor_id=12", "héllo", "HÉLLO", "wörld",
+		"\u212Aelvin", "kelvin", "\u017F\u017F", "ss", "epoch", "none", "done", "ab", "cd", "ef", "gh", "\xff", "\xef\xbf\xbd",
+		"abdfgijlmo", "acdegh", "a", "b", "c", "bc", "qux!", "thud!", "a5!", "\n", ""}
+	out := make([][]byte, n)
+	for i := range out {
+		var b bytes.Buffer
+		for j, k := 0, r.IntN(12); j < k; j++ {
+			w := words[r.IntN(len(words))]
+			if r.IntN(10) == 0 && len(w) > 1 {
+				p := r.IntN(len(w))
+				w = w[:p] + w[p+1:]
+			}
+			b.WriteString(w)
+			if r.IntN(4) != 0 {
+				b.WriteByte(' ')
+			}
+		}
+		out[i] = b.Bytes()
+	}
+	return out
+}
+
+// TestPrefilterSound checks on many generated lines that a prefilter never
+// rejects a line its regular expression matches, and that the literal
+// regexes do get a prefilter that rejects something.
+func TestPrefilterSound(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	lines := lsLines(r, 20000)
+	s := &LogScanner{}
+	for _, expr := range lsPrefilterRegexps {
+		re := regexp.MustCompile(expr)
+		pre := newPrefilter(expr)
+		matched, passed := 0, 0
+		for _, l := range lines {
+			s.lowerOK = false
+			ok := pre.match(l, s)
+			m := re.Match(l)
+			if m && !ok {
+				t.Errorf("%s: prefilter %v rejects matching line %q", expr, pre.clauses, l)
+				break
+			}
+			if m {
+				matched++
+			}
+			if ok {
+				passed++
+			}
+		}
+		t.Logf("%-40s clauses %-60s matched %5d passed %5d", expr, fmt.Sprintf("%q", lsClauseStrings(pre)), matched, passed)
+	}
+	for expr, want := range map[string]string{
+		`Sink error: sink_id=(?P<sink_id>\d+)`: `[["Sink error: sink_id="]]`,
+		`fetch kafka watermarks: low: (?P<low>-?\d+), high: (?P<high>-?\d+), split: .*start_offset: Some\((?P<start>\d+)\)`: `[["fetch kafka watermarks: low: "] ["start_offset: Some("] [", split: "]]`,
+		`recovery (start!|success|failed)`: `[["recovery failed" "recovery start!" "recovery success"]]`,
+		`(?i)recovery START`:                `[["(?i)recovery start"]]`,
+		`[Ss]ource (paused|resumed)`:        `[["Source paused" "Source resumed" "source paused" "source resumed"]]`,
+		`.*`:                                `[]`,
+		`(a|)bc`:                            `[["bc"]]`,
+		`a?b?c?`:                            `[]`,
+	} {
+		got := fmt.Sprintf("%q", lsClauseStrings(newPrefilter(expr)))
+		if got != want {
+			t.Errorf("%s: clauses %s, want %s", expr, got, want)
+		}
+	}
+}
+
+func lsClauseStrings(p prefilter) [][]string {
+	out := [][]string{}
+	for _, c := range p.clauses {
+		var ss []string
+		for _, l := range c {
+			s := string(l.s)
+			if l.fold {
+				s = "(?i)" + s
+			}
+			ss = append(ss, s)
+		}
+		slices.Sort(ss)
+		out = append(out, ss)
+	}
+	return out
+}
+
+// TestJSONPrefilterSound checks that the byte-level test on JSON lines never
+// skips a line whose rendering the expression matches.
+func TestJSONPrefilterSound(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	lines := lsLines(r, 5000)
+	levels := []string{"INFO", "info", "WARN", "Error", "DEBUG", "trace", "NOTICE"}
+	var qs []*scanQuery
+	for _, expr := range append(lsPrefilterRegexps, `WARN source`, `(?i)warn source`, `NFO`, `rror sink`, `INFO\s+\S+: node`, `node k=v`, `target: \w+`) {
+		s := NewLogScanner([]*LogQuery{{Name: expr, Regex: regexp.MustCompile(expr)}})
+		qs = append(qs, s.queries[0])
+	}
+	for i, l := range lines {
+		msg := strings.ToValidUTF8(string(l), "?")
+		obj := fmt.Sprintf(`{"timestamp":"2026-11-29T20:41:07Z","level":%q,"fields":{"message":%q,"k":%q},"target":"target","spans":[{"name":"actor","otel.name":%q}]}`,
+			levels[i%len(levels)], msg, lsPick(lines, i+1), strings.ToValidUTF8(lsPick(lines, i+2), "?"))
+		rendered, _, ok := renderJSONLine(nil, []byte(obj))
+		if !ok {
+			t.Fatalf("invalid JSON %s", obj)
+		}
+		for _, q := range qs {
+			if q.re.Match(rendered) && !jsonCandidate([]byte(obj), []*scanQuery{q}) {
+				t.Errorf("%s: JSON prefilter (pieces %q) skips %s rendered %q", q.q.Name, q.pieces, obj, rendered)
+			}
+		}
+	}
+}
+
+func lsPick(lines [][]byte, i int) string { return strings.ToValidUTF8(string(lines[i%len(lines)]), "?") }
+
+// FuzzPrefilter checks soundness on arbitrary expressions and lines.
+func FuzzPrefilter(f *testing.F) {
+	for i, e := range lsPrefilterRegexps {
+		f.Add(e, "line "+e+fmt.Sprint(i))
+	}
+	f.Fuzz(func(t *testing.T, expr, line string) {
+		re, err := regexp.Compile(expr)
+		if err != nil {
+			return
+		}
+		s := &LogScanner{}
+		pre := newPrefilter(expr)
+		if re.MatchString(line) && !pre.match([]byte(line), s) {
+			t.Errorf("prefilter of %q rejects matching %q", expr, line)
+		}
+	})
+}
+
+// lsBenchLog writes about size bytes of realistic RisingWave text log lines
+// with the kubectl prefix.
+func lsBenchLog(size int) []byte {
+	r := rand.New(rand.NewPCG(5, 6))
+	templates := []string{
+		`INFO actor{otel.name="Actor %[1]d" actor_id=%[1]d prev_epoch=8251479106256896 curr_epoch=8251479171792896}:executor{otel.name="HashAggExecutor %[2]X"}: risingwave_stream::executor::aggregation: evicted %[3]d entries from cache`,
+		`INFO risingwave_storage::hummock::event_handler::hummock_event_handler: sync epoch 8251479%[3]d finished, sst count %[1]d`,
+		`INFO risingwave_meta::hummock::manager::compaction: Compaction task %[3]d finished in group %[1]d, level 0 -> level %[2]d`,
+		`DEBUG risingwave_stream::task::barrier_manager: collect barrier epoch=8251479%[3]d actor_id=%[1]d`,
+		`WARN actor{otel.name="Actor %[1]d" actor_id=%[1]d}:executor{otel.name="SinkExecutor %[2]X"}: risingwave_connector::sink::kafka: producer queue is full, awaiting an outstanding delivery before retry`,
+		`INFO actor{otel.name="Actor %[1]d" actor_id=%[1]d}:executor{otel.name="SourceExecutor %[2]X"}: risingwave_connector::source::kafka::source::reader: fetch kafka watermarks: low: 0, high: %[3]d, split: KafkaSplit { topic: "orders", partition: %[2]d, start_offset: Some(%[3]d), stop_offset: None, hack_seek_to_latest: false }`,
+		`ERROR risingwave_stream::task::actor_manager: actor exit with error actor_id=%[1]d error=Executor error: Sink error: sink_id=%[2]d, error: connection refused`,
+		`INFO risingwave_frontend::session: handle_query sql="SELECT * FROM orders_mv WHERE id = %[3]d"`,
+		`INFO risingwave_compute::server: Starting compute node`,
+		`INFO failure_recovery{error=get error from control stream}:recovery_attempt: risingwave_meta::barrier::worker: recovery start!`,
+		`WARN actor{otel.name="Actor %[1]d" actor_id=%[1]d}:executor{otel.name="SourceExecutor %[2]X"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for %[2]dms`,
+	}
+	weights := []int{300, 200, 150, 150, 20, 30, 3, 100, 1, 1, 5}
+	total := 0
+	for _, w := range weights {
+		total += w
+	}
+	var b bytes.Buffer
+	t0 := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	for i := 0; b.Len() < size; i++ {
+		ts := t0.Add(time.Duration(i) * 3 * time.Millisecond)
+		pick := r.IntN(total)
+		k := 0
+		for pick >= weights[k] {
+			pick -= weights[k]
+			k++
+		}
+		lvl := templates[k][:strings.IndexByte(templates[k], ' ')]
+		fmt.Fprintf(&b, "%s %s %5s ", ts.Format(time.RFC3339Nano), ts.Add(-time.Millisecond).Format("2006-01-02T15:04:05.000000000Z07:00"), lvl)
+		fmt.Fprintf(&b, templates[k][len(lvl)+1:], r.IntN(2000), r.IntN(64), r.IntN(1<<30))
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// lsBenchQueries are ten queries of the kind rules use.
+var lsBenchQueries = []string{
+	`Starting compute node`,
+	`source paused, wait barrier for (?P<wait>\S+)`,
+	`recovery start!`,
+	`Sink error: sink_id=(?P<sink_id>\d+)`,
+	`fetch kafka watermarks: low: (?P<low>-?\d+), high: (?P<high>-?\d+), split: .*start_offset: Some\((?P<start>\d+)\)`,
+	`actor exit with error actor_id=(?P<actor>\d+)`,
+	`producer queue is full`,
+	`Deleted expired worker`,
+	`(?i)database entering recovery`,
+	`Failed to sync state store`,
+}
+
+func BenchmarkScan(b *testing.B) {
+	data := lsBenchLog(50 << 20)
+	var qs []*LogQuery
+	for i, e := range lsBenchQueries {
+		qs = append(qs, &LogQuery{Name: fmt.Sprint("bench/", i), Regex: regexp.MustCompile(e)})
+	}
+	p := "logs/rw-compute-0/compute.log"
+	c := bundle.Classify(p)
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for b.Loop() {
+		s := NewLogScanner(qs)
+		if err := s.Scan(p, c, bytes.NewReader(data)); err != nil {
+			b.Fatal(err)
+		}
+		if _, n, _ := s.Results("bench/4"); n == 0 {
+			b.Fatal("no watermark lines matched")
+		}
+	}
+}
