@@ -150,9 +150,9 @@ type Report struct {
 	Tool          string `json:"tool"`
 	// ToolVersion is the version of the rwdiag that wrote the report.
 	ToolVersion string       `json:"tool_version,omitempty"`
-	Bundle        BundleInfo   `json:"bundle"`
-	Findings      []Finding    `json:"findings"`
-	Rules         []RuleResult `json:"rules"`
+	Bundle      BundleInfo   `json:"bundle"`
+	Findings    []Finding    `json:"findings"`
+	Rules       []RuleResult `json:"rules"`
 }
 
 // ReportSchemaVersion is the version of the JSON report schema.
