@@ -363,7 +363,7 @@ func kubeText(o kubeObject, el gjson.Result, i int, q KubeQuery, r Row, fieldNam
 			b.WriteString("." + left + " = " + formatValue(el.Get(left).Value()))
 			shown = true
 		case !el.IsObject() || len(fieldNames) == 0:
-			b.WriteString(" = " + formatValue(el.Value()))
+			b.WriteString(" = " + formatResult(el))
 			shown = true
 		}
 	}
@@ -483,6 +483,15 @@ func splitGJSONPath(p string) []string {
 		}
 	}
 	return append(out, p[start:])
+}
+
+// formatResult prints a path result for a description: objects and arrays
+// as compact JSON.
+func formatResult(r gjson.Result) string {
+	if r.IsObject() || r.IsArray() {
+		return cutUTF8(r.Get("@ugly").Raw, 200)
+	}
+	return formatValue(r.Value())
 }
 
 // formatValue prints a row value for a description.

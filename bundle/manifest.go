@@ -46,6 +46,8 @@ type FileEntry struct {
 	Error string `json:"error,omitempty"`
 	// Truncated is set when a size cap cut the file (logs keep the newest lines).
 	Truncated bool `json:"truncated,omitempty"`
+	// Redacted is how many values in the file were replaced by redaction tokens.
+	Redacted int `json:"redacted,omitempty"`
 }
 
 // CollectError records a collection step that failed and produced no file.

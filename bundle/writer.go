@@ -142,6 +142,9 @@ func (f *File) SetError(err error) {
 // SetTruncated records that a size cap cut the file.
 func (f *File) SetTruncated() { f.entry.Truncated = true }
 
+// AddRedacted records that n more values in the file were redacted.
+func (f *File) AddRedacted(n int) { f.entry.Redacted += n }
+
 // Close finishes the file and records it in the manifest.
 func (f *File) Close() error {
 	err := f.f.Close()
