@@ -137,7 +137,7 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 	sort.Strings(subjects)
 	var out []Finding
 	for _, subj := range subjects {
-		senv := map[string]any{"subject": subj, "subject_kind": r.SubjectKind, "cluster": env["cluster"]}
+		senv := map[string]any{"subject": subj, "subject_id": subj, "subject_kind": r.SubjectKind, "cluster": env["cluster"]}
 		for name, sr := range results {
 			senv[name] = narrow(sr.rows, field, subj)
 		}
@@ -147,6 +147,17 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 		}
 		if !fired {
 			continue
+		}
+		if r.subjectName != nil {
+			v, err := expr.Run(r.subjectName, senv)
+			if err != nil {
+				return nil, fmt.Errorf("subject.name for %s: %w", subj, err)
+			}
+			if s := fmt.Sprint(v); v != nil && s != "" {
+				senv["subject_id"] = subj
+				subj = s
+				senv["subject"] = s
+			}
 		}
 		f, err := r.fire(subj, senv)
 		if err != nil {
@@ -182,7 +193,7 @@ func narrow(rows []Row, field, subj string) []Row {
 // once evaluates the condition over the whole bundle; the subject is the
 // subject expression's result, or "cluster".
 func (r *Rule) once(env map[string]any, _ map[string]*signalResult) ([]Finding, error) {
-	env["subject"], env["subject_kind"] = "cluster", r.SubjectKind
+	env["subject"], env["subject_id"], env["subject_kind"] = "cluster", "cluster", r.SubjectKind
 	fired, err := runBool(r.condition, env)
 	if err != nil || !fired {
 		return nil, err
@@ -204,7 +215,7 @@ func (r *Rule) once(env map[string]any, _ map[string]*signalResult) ([]Finding, 
 		for k, v := range env {
 			senv[k] = v
 		}
-		senv["subject"] = s
+		senv["subject"], senv["subject_id"] = s, s
 		f, err := r.fire(s, senv)
 		if err != nil {
 			return nil, err

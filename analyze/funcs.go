@@ -21,22 +21,42 @@ func exprFunctions() []expr.Option {
 			new(func(any) float64)),
 		expr.Function("num", func(p ...any) (any, error) { return toFloat(p[0]), nil },
 			new(func(any) float64)),
-		expr.Function("maxOf", func(p ...any) (any, error) { return foldRows(p[0].([]Row), p[1].(string), math.Max), nil },
-			new(func([]Row, string) float64)),
-		expr.Function("minOf", func(p ...any) (any, error) { return foldRows(p[0].([]Row), p[1].(string), math.Min), nil },
-			new(func([]Row, string) float64)),
+		expr.Function("maxOf", func(p ...any) (any, error) { return foldRows(rowsOf(p[0]), p[1].(string), math.Max), nil },
+			new(func(any, string) float64)),
+		expr.Function("minOf", func(p ...any) (any, error) { return foldRows(rowsOf(p[0]), p[1].(string), math.Min), nil },
+			new(func(any, string) float64)),
 		expr.Function("sumOf", func(p ...any) (any, error) {
-			s := foldRows(p[0].([]Row), p[1].(string), func(a, b float64) float64 { return a + b })
+			s := foldRows(rowsOf(p[0]), p[1].(string), func(a, b float64) float64 { return a + b })
 			if math.IsNaN(s) {
 				return 0.0, nil
 			}
 			return s, nil
-		}, new(func([]Row, string) float64)),
-		expr.Function("distinct", func(p ...any) (any, error) { return distinct(p[0].([]Row), p[1].(string)), nil },
-			new(func([]Row, string) []string)),
+		}, new(func(any, string) float64)),
+		expr.Function("distinct", func(p ...any) (any, error) { return distinct(rowsOf(p[0]), p[1].(string)), nil },
+			new(func(any, string) []string)),
 		expr.Function("epochTime", func(p ...any) (any, error) { return epochTime(toFloat(p[0])), nil },
 			new(func(any) time.Time)),
 	}
+}
+
+// rowsOf accepts a signal's rows or what expr's filter and map make of them.
+func rowsOf(v any) []Row {
+	switch x := v.(type) {
+	case []Row:
+		return x
+	case []any:
+		out := make([]Row, 0, len(x))
+		for _, e := range x {
+			switch r := e.(type) {
+			case Row:
+				out = append(out, r)
+			case map[string]any:
+				out = append(out, Row(r))
+			}
+		}
+		return out
+	}
+	return nil
 }
 
 // foldRows folds the numeric values of field over rows; NaN when none is numeric.

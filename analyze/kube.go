@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -510,7 +511,10 @@ func formatValue(v any) string {
 	case time.Time:
 		return v.Format(time.RFC3339)
 	}
-	return cutUTF8(strings.Join(strings.Fields(fmt.Sprint(v)), " "), 200)
+	if b, err := json.Marshal(v); err == nil {
+		return cutUTF8(string(b), 200)
+	}
+	return cutUTF8(fmt.Sprint(v), 200)
 }
 
 // CheckGJSONPath checks a gjson path's syntax, as far as gjson has one: it is

@@ -473,7 +473,7 @@ var (
 )
 
 // reserved names cannot name a signal: the condition's environment has them.
-var reserved = map[string]bool{"subject": true, "subject_kind": true, "values": true, "bundle": true, "cluster": true}
+var reserved = map[string]bool{"subject": true, "subject_kind": true, "subject_id": true, "values": true, "bundle": true, "cluster": true}
 
 func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 	l.rule = rs.ID
@@ -566,6 +566,13 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 	case rs.Subject.Expr != "":
 		r.subjectExpr = l.compileExpr(prefix, "subject.expr", rs.Subject.Expr, env)
 	}
+	if rs.Subject.Name != "" {
+		if r.subjectField == "" {
+			l.add(prefix, "subject.name", "only with subject.field")
+		} else {
+			r.subjectName = l.compileExpr(prefix, "subject.name", rs.Subject.Name, env)
+		}
+	}
 	if r.SubjectKind == "" {
 		if r.subjectField == "" && r.subjectExpr == nil {
 			r.SubjectKind = "cluster"
@@ -624,6 +631,7 @@ func conditionEnv(signals []string) map[string]any {
 	env := map[string]any{
 		"subject":      "",
 		"subject_kind": "",
+		"subject_id":   "",
 		"cluster":      cluster,
 	}
 	for _, n := range signals {

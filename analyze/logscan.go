@@ -105,11 +105,20 @@ type LogScanner struct {
 	cut     map[string]int
 
 	// Scratch reused across lines.
-	json  []byte // a rendered JSON line
-	line  []byte // a synthesized await-tree line
+	json    []byte // a rendered JSON line
+	line    []byte // a synthesized await-tree line
 	lower   []byte // the current line, folded, when lowerOK
 	lowerOK bool
+	ks      ksState // whether the current line may hold a Kelvin sign or long s
 }
+
+type ksState int
+
+const (
+	ksUnknown ksState = iota
+	ksNo
+	ksYes
+)
 
 // scanQuery is a LogQuery with its compiled state and its matches.
 type scanQuery struct {
@@ -262,7 +271,7 @@ func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileM
 			s.json, text, level = out, out, f.level
 		}
 	}
-	s.lowerOK = false
+	s.lowerOK, s.ks = false, ksUnknown
 	for _, q := range qs {
 		if q.minLevel != levelNone && level != levelNone && level < q.minLevel {
 			continue
@@ -275,7 +284,7 @@ func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileM
 }
 
 func (s *LogScanner) scanPlainLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
-	s.lowerOK = false
+	s.lowerOK, s.ks = false, ksUnknown
 	for _, q := range qs {
 		if q.pre.match(raw, s) && q.re.Match(raw) {
 			s.record(q, meta, n, raw, modePlain)
@@ -470,6 +479,144 @@ func (s *LogScanner) lowered(line []byte) []byte {
 	return s.lower
 }
 
+// containsFold reports whether the folded line contains the folding literal
+// l. It searches the line itself for both cases of l's rarest letter and
+// compares around each; only a line that may hold a Kelvin sign or a long s
+// is folded whole first.
+func (s *LogScanner) containsFold(line []byte, l lit) bool {
+	if l.ks && s.mayHoldKS(line) {
+		return bytes.Contains(s.lowered(line), l.s)
+	}
+	n := len(l.s)
+	if n == 0 {
+		return true
+	}
+	lo := l.s[l.anchor]
+	up := lo
+	if lo >= 'a' && lo <= 'z' {
+		up = lo - ('a' - 'A')
+	}
+	end := len(line) - n + l.anchor + 1 // anchors at or past end cannot start a match
+	for i := l.anchor; i < end; {
+		b := line[i:end]
+		j := bytes.IndexByte(b, lo)
+		if up != lo {
+			lim := b
+			if j >= 0 {
+				lim = b[:j]
+			}
+			if k := bytes.IndexByte(lim, up); k >= 0 {
+				j = k
+			}
+		}
+		if j < 0 {
+			return false
+		}
+		p := i + j - l.anchor
+		if equalFoldASCII(line[p:p+n], l.s) {
+			return true
+		}
+		i += j + 1
+	}
+	return false
+}
+
+// equalFoldASCII reports whether a, ASCII-lowercased, equals lower.
+func equalFoldASCII(a, lower []byte) bool {
+	for i, c := range a {
+		if c >= 'A' && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != lower[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// mayHoldKS reports, once per line, whether it has a lead byte of the
+// Kelvin sign or the long s.
+func (s *LogScanner) mayHoldKS(line []byte) bool {
+	if s.ks == ksUnknown {
+		s.ks = ksNo
+		if bytes.IndexByte(line, 0xe2) >= 0 || bytes.IndexByte(line, 0xc5) >= 0 {
+			s.ks = ksYes
+		}
+	}
+	return s.ks == ksYes
+}
+
+// containsLit is bytes.Contains(line, l.s), searching for the literal's
+// rarest byte rather than its first: log lines are full of the letters
+// literals start with. After too many false candidates it leaves the rest to
+// bytes.Index.
+func containsLit(line []byte, l lit) bool {
+	n := len(l.s)
+	if n == 0 {
+		return true
+	}
+	if len(line) <= 64 || n == 1 {
+		return bytes.Contains(line, l.s)
+	}
+	c := l.s[l.anchor]
+	end := len(line) - n + l.anchor + 1
+	fails := 0
+	for i := l.anchor; i < end; {
+		j := bytes.IndexByte(line[i:end], c)
+		if j < 0 {
+			return false
+		}
+		p := i + j - l.anchor
+		if bytes.Equal(line[p:p+n], l.s) {
+			return true
+		}
+		i += j + 1
+		if fails++; fails > 4+(i>>4) {
+			return bytes.Contains(line[p+1:], l.s)
+		}
+	}
+	return false
+}
+
+// letterRarity ranks lowercase letters, commonest first, roughly as in
+// English text and log messages.
+const letterRarity = "etaoinsrhldcumfpgwybvkxjqz"
+
+// byteRarity guesses how rare a byte is in RisingWave logs: higher is
+// rarer. Spaces and digits (timestamps, ids) are commonest, then the
+// punctuation of fields and paths, then lowercase letters by English
+// frequency; the capitals of levels and timestamps are common, other
+// capitals and other punctuation rare.
+func byteRarity(c byte) int {
+	switch {
+	case c == ' ' || isDigit(c):
+		return 0
+	case c >= 'a' && c <= 'z':
+		return 10 + strings.IndexByte(letterRarity, c)
+	case c >= 'A' && c <= 'Z':
+		if strings.IndexByte("TZINFOWARERDBUGC", c) >= 0 {
+			return 8
+		}
+		return 30 + strings.IndexByte(letterRarity, c+'a'-'A')/2
+	case strings.IndexByte(`:._-=/,"{}()`, c) >= 0:
+		return 5
+	case c >= utf8.RuneSelf:
+		return 45
+	}
+	return 40
+}
+
+// rarestByte is the offset of the byte of s to search for first.
+func rarestByte(s []byte) int {
+	best, score := 0, -1
+	for i, c := range s {
+		if sc := byteRarity(c); sc > score {
+			best, score = i, sc
+		}
+	}
+	return best
+}
+
 // foldBytes appends b folded to dst: ASCII letters lowercased, the Kelvin
 // sign and the long s replaced by "k" and "s". Lines and folding literals
 // are folded alike.
@@ -503,6 +650,11 @@ type prefilter struct {
 type lit struct {
 	s    []byte
 	fold bool
+	// anchor is the offset of the byte searched for first, the rarest (see
+	// byteRarity); ks, for a folding literal, whether s holds "k" or "s",
+	// whose folds include non-ASCII runes.
+	anchor int
+	ks     bool
 }
 
 // Bounds on the literal analysis.
@@ -518,11 +670,11 @@ func (p *prefilter) match(line []byte, s *LogScanner) bool {
 		found := false
 		for _, l := range c {
 			if l.fold {
-				if bytes.Contains(s.lowered(line), l.s) {
+				if s.containsFold(line, l) {
 					found = true
 					break
 				}
-			} else if bytes.Contains(line, l.s) {
+			} else if containsLit(line, l) {
 				found = true
 				break
 			}
@@ -547,7 +699,12 @@ func newPrefilter(expr string) prefilter {
 		clauses = append(clauses, c)
 	}
 	for i, c := range clauses {
-		clauses[i] = weakestLits(c)
+		c = weakestLits(c)
+		for j := range c {
+			c[j].anchor = rarestByte(c[j].s)
+			c[j].ks = c[j].fold && bytes.ContainsAny(c[j].s, "ks")
+		}
+		clauses[i] = c
 	}
 	// The most selective first: the longest shortest literal, then the
 	// fewest alternatives.

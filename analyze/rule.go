@@ -44,6 +44,7 @@ type subjectSpec struct {
 	Kind  string `yaml:"kind"`
 	Field string `yaml:"field"`
 	Expr  string `yaml:"expr"`
+	Name  string `yaml:"name"`
 }
 
 type signalSpec struct {
@@ -119,6 +120,7 @@ type Rule struct {
 	SubjectKind  string
 	subjectField string
 	subjectExpr  *vm.Program
+	subjectName  *vm.Program // with subjectField: the name to show for a subject value
 
 	Signals   []*Signal
 	evidence  []string
