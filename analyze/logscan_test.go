@@ -383,6 +383,10 @@ func lsLines(r *rand.Rand, n int) [][]byte {
 func TestPrefilterSound(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	lines := lsLines(r, 20000)
+	// Lines past 64 bytes take the rare-byte search; pad half of them.
+	for i := 0; i < len(lines); i += 2 {
+		lines[i] = append([]byte("2026-11-29T20:41:07.123456789Z  INFO risingwave_stream::executor::x: "), lines[i]...)
+	}
 	s := &LogScanner{}
 	for _, expr := range lsPrefilterRegexps {
 		re := regexp.MustCompile(expr)
@@ -484,6 +488,35 @@ func FuzzPrefilter(f *testing.F) {
 		pre := newPrefilter(expr)
 		if re.MatchString(line) && !pre.match([]byte(line), s) {
 			t.Errorf("prefilter of %q rejects matching %q", expr, line)
+		}
+	})
+}
+
+// FuzzContainsLit checks the literal searches against their definitions.
+func FuzzContainsLit(f *testing.F) {
+	pad := strings.Repeat("risingwave_stream ", 5)
+	f.Add(pad+"Sink error: sink_id=7", "Sink error: sink_id=")
+	f.Add(pad+"RECOVERY \u212Aelvin start", "recovery kelvin")
+	f.Add(pad+"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaab", "ab")
+	f.Add("xx", "x")
+	f.Fuzz(func(t *testing.T, line, s string) {
+		if s == "" {
+			return
+		}
+		l := lit{s: []byte(s)}
+		l.anchor = rarestByte(l.s)
+		if got, want := containsLit([]byte(line), l), strings.Contains(line, s); got != want {
+			t.Errorf("containsLit(%q, %q) = %v", line, s, got)
+		}
+		fl := lit{s: foldBytes(nil, []byte(s)), fold: true}
+		fl.anchor, fl.ks = rarestByte(fl.s), bytes.ContainsAny(fl.s, "ks")
+		sc := &LogScanner{}
+		// Exact, but on lines with a Kelvin sign or a long s, where it may
+		// find a literal among their bytes (never one a regexp has).
+		want := bytes.Contains(foldBytes(nil, []byte(line)), fl.s)
+		got := sc.containsFold([]byte(line), fl)
+		if got != want && (want || !strings.ContainsAny(line, "\u212A\u017F")) {
+			t.Errorf("containsFold(%q, %q) = %v", line, fl.s, got)
 		}
 	})
 }

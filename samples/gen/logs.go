@@ -299,23 +299,25 @@ func (s *Sim) writeLog(b *bundleWriter, p *Pod, r run, prev bool, at *time.Time)
 
 // noiseGen draws unrelated, real-looking log lines.
 type noiseGen struct {
-	s   *Sim
-	p   *Pod
-	rnd *rand.Rand
-	n   int
+	s      *Sim
+	p      *Pod
+	rnd    *rand.Rand
+	n      int
+	actors []*Actor
 }
 
 func (g *noiseGen) actor() *Actor {
-	var as []*Actor
-	for _, a := range g.s.Cat.actors() {
-		if a.Pod == g.p {
-			as = append(as, a)
+	if g.actors == nil {
+		for _, a := range g.s.Cat.actors() {
+			if a.Pod == g.p {
+				g.actors = append(g.actors, a)
+			}
 		}
 	}
-	if len(as) == 0 {
+	if len(g.actors) == 0 {
 		return nil
 	}
-	return as[g.rnd.IntN(len(as))]
+	return g.actors[g.rnd.IntN(len(g.actors))]
 }
 
 func (g *noiseGen) line(t time.Time) logLine {
@@ -328,7 +330,6 @@ func (g *noiseGen) line(t time.Time) logLine {
 		switch r.IntN(9) {
 		case 0, 1:
 			l.target = "risingwave_storage::hummock::event_handler::uploader"
-			l.msg = "epoch has been synced"
 			l.fields = []field{num("epoch", epoch), num("sst_count", 1+r.IntN(6)), num("sync_size", 400000+r.IntN(9000000))}
 			l.msg = "sync epoch finish"
 		case 2:
