@@ -127,8 +127,8 @@ type scanQuery struct {
 	kinds     uint64
 	minLevel  int
 	pre       prefilter
-	pieces    [][]byte // required in a JSON line's bytes, see jsonPieces
-	jsonAny   bool     // no pieces: every JSON line is rendered
+	pieces    []lit // required in a JSON line's bytes, see jsonPieces
+	jsonAny   bool  // no pieces: every JSON line is rendered
 	headCap   int
 	tailCap   int
 	count     int
@@ -264,7 +264,7 @@ func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileM
 	h := scanHead(raw)
 	text, level := raw[h.body:], h.level
 	if h.json {
-		if !jsonCandidate(text, qs) {
+		if !s.jsonCandidate(text, qs) {
 			return
 		}
 		if out, f, ok := renderJSONLine(s.json[:0], text); ok {
@@ -294,17 +294,18 @@ func (s *LogScanner) scanPlainLine(raw []byte, n int, qs []*scanQuery, meta *fil
 
 // jsonCandidate reports whether some query may match the rendering of a
 // JSON line, judging by the line's bytes (see jsonPieces).
-func jsonCandidate(b []byte, qs []*scanQuery) bool {
-	if bytes.IndexByte(b, '\\') >= 0 {
-		return true // escapes: the rendering may hold what the bytes do not
+func (s *LogScanner) jsonCandidate(b []byte, qs []*scanQuery) bool {
+	if hasHardEscape(b) {
+		return true // the rendering may hold what the bytes do not
 	}
+	s.lowerOK, s.ks = false, ksUnknown
 	for _, q := range qs {
 		if q.jsonAny {
 			return true
 		}
 		all := true
 		for _, p := range q.pieces {
-			if !bytes.Contains(b, p) {
+			if p.fold && !s.containsFold(b, p) || !p.fold && !containsLit(b, p) {
 				all = false
 				break
 			}
@@ -314,6 +315,22 @@ func jsonCandidate(b []byte, qs []*scanQuery) bool {
 		}
 	}
 	return false
+}
+
+// hasHardEscape reports whether a JSON line has an escape that decodes to a
+// byte jsonPieces may hold: "\u" (any character) or "\/". The others
+// decode to quotes, backslashes and control bytes, which no piece holds.
+func hasHardEscape(b []byte) bool {
+	for {
+		i := bytes.IndexByte(b, '\\')
+		if i < 0 || i+1 >= len(b) {
+			return false
+		}
+		if c := b[i+1]; c == 'u' || c == '/' {
+			return true
+		}
+		b = b[i+2:]
+	}
 }
 
 func (s *LogScanner) scanAwaitTreeJSON(p string, r io.Reader, qs []*scanQuery, meta *fileMeta) error {
@@ -989,20 +1006,20 @@ func alternateLits(subs []*syntax.Regexp) litInfo {
 	return litInfo{clauses: [][]lit{clause}}
 }
 
-// jsonPieces returns byte strings that the bytes of a JSON log line must
+// jsonPieces returns literals that the bytes of a JSON log line must
 // contain for the prefilter to pass on its rendering: the runs of "safe"
-// bytes of the prefilter's single-literal, case-sensitive clauses.
+// bytes of the prefilter's single-literal clauses.
 //
 // renderJSONLine adds only spaces, ':', '=', '{', '}' and '"' and copies the
 // line's values unchanged, the level's case apart; so a run without those
 // bytes that is in the rendering is in the line's bytes, provided the line
-// has no escapes (jsonCandidate checks) and the run is not part of a level
-// word (dropped here). Control and non-ASCII bytes are excluded for good
-// measure.
-func jsonPieces(p prefilter) [][]byte {
-	var out [][]byte
+// has no escape that decodes to a byte a run may hold (hasHardEscape) and a
+// case-sensitive run is not part of a level word (dropped here). Control and non-ASCII bytes are excluded
+// for good measure.
+func jsonPieces(p prefilter) []lit {
+	var out []lit
 	for _, c := range p.clauses {
-		if len(c) != 1 || c[0].fold {
+		if len(c) != 1 {
 			continue
 		}
 		s := c[0].s
@@ -1011,8 +1028,10 @@ func jsonPieces(p prefilter) [][]byte {
 			for i < len(s) && jsonSafe(s[i]) {
 				i++
 			}
-			if i > 0 && !inLevelWord(s[:i]) {
-				out = append(out, s[:i])
+			if i > 0 && (c[0].fold || !inLevelWord(s[:i])) {
+				piece := lit{s: s[:i], fold: c[0].fold, anchor: rarestByte(s[:i])}
+				piece.ks = piece.fold && bytes.ContainsAny(piece.s, "ks")
+				out = append(out, piece)
 			}
 			if i < len(s) {
 				i++

@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -178,6 +179,37 @@ func TestLogScanContainerAndPrevious(t *testing.T) {
 	}
 	if rows, count, files := s.Results("no/such"); rows != nil || count != 0 || files != 0 {
 		t.Error("unknown query has results")
+	}
+}
+
+// TestLogScanJSONLines covers JSON lines behind the kubectl prefix, the
+// byte-level skip, and lines with escapes, which are always rendered.
+func TestLogScanJSONLines(t *testing.T) {
+	s := NewLogScanner([]*LogQuery{
+		lsQuery(t, "r/sink", `(?P<lvl>ERROR) \S+: actor exit with error actor_id=(?P<actor>\d+) error="Sink error: sink_id=(?P<sink>\d+)`),
+		lsQuery(t, "r/quoted", `topic: "(?P<topic>\w+)"`),
+		lsQuery(t, "r/warn", `WARN risingwave_stream`, func(q *LogQuery) { q.MinLevel = "warn" }),
+	})
+	log := `2026-11-29T20:41:07.5Z {"timestamp":"2026-11-29T20:41:07Z","level":"ERROR","fields":{"message":"actor exit with error","actor_id":12,"error":"Sink error: sink_id=7, error: x"},"target":"risingwave_stream::task::actor_manager"}
+2026-11-29T20:41:07.6Z {"timestamp":"2026-11-29T20:41:07Z","level":"INFO","fields":{"message":"split: KafkaSplit { topic: \"orders\" }"},"target":"risingwave_connector"}
+2026-11-29T20:41:07.7Z {"timestamp":"2026-11-29T20:41:07Z","level":"warn","fields":{"message":"m"},"target":"risingwave_stream::x"}
+2026-11-29T20:41:07.8Z {"timestamp":"2026-11-29T20:41:07Z","level":"INFO","fields":{"message":"WARN risingwave_stream"},"target":"t"}
+2026-11-29T20:41:07.9Z {"timestamp":"2026-11-29T20:41:07Z","level":"INFO","fields":{"message":"nothing"},"target":"t"}
+`
+	p := "logs/rw-compute-0/compute.log"
+	if err := s.Scan(p, bundle.Classify(p), strings.NewReader(log)); err != nil {
+		t.Fatal(err)
+	}
+	if r := lsResults(t, s, "r/sink", 1)[0]; r["lvl"] != "ERROR" || r["actor"] != "12" || r["sink"] != "7" || r["line"] != 1 || r["target"] != "risingwave_stream::task::actor_manager" {
+		t.Errorf("sink row %v", r)
+	}
+	if r := lsResults(t, s, "r/quoted", 1)[0]; r["topic"] != "orders" || r["message"] != `split: KafkaSplit { topic: "orders" }` {
+		t.Errorf("quoted row %v", r)
+	}
+	// "warn" is rendered WARN; the INFO line whose message says WARN is
+	// below the level.
+	if r := lsResults(t, s, "r/warn", 1)[0]; r["line"] != 3 || r["level"] != "WARN" {
+		t.Errorf("warn row %v", r)
 	}
 }
 
@@ -450,9 +482,24 @@ func TestJSONPrefilterSound(t *testing.T) {
 	lines := lsLines(r, 5000)
 	levels := []string{"INFO", "info", "WARN", "Error", "DEBUG", "trace", "NOTICE"}
 	var qs []*scanQuery
+	sc := &LogScanner{}
 	for _, expr := range append(lsPrefilterRegexps, `WARN source`, `(?i)warn source`, `NFO`, `rror sink`, `INFO\s+\S+: node`, `node k=v`, `target: \w+`) {
 		s := NewLogScanner([]*LogQuery{{Name: expr, Regex: regexp.MustCompile(expr)}})
 		qs = append(qs, s.queries[0])
+	}
+	escaped := []string{`Starting \u0063ompute node`, `source paused\u002c wait barrier`, `recovery start\u0021`,
+		`Sink error: sink_id\u003d7`, `a\/b \"héllo\" w\u00f6rld`, `\\u0041\\/ \t\n Sink error: sink_id=\r`}
+	for _, e := range escaped {
+		obj := `{"level":"INFO","fields":{"message":"` + e + `","k":"` + e + `"},"target":"` + e + `"}`
+		rendered, _, ok := renderJSONLine(nil, []byte(obj))
+		if !ok {
+			t.Fatalf("invalid JSON %s", obj)
+		}
+		for _, q := range qs {
+			if q.re.Match(rendered) && !sc.jsonCandidate([]byte(obj), []*scanQuery{q}) {
+				t.Errorf("%s: JSON prefilter (pieces %v) skips %s rendered %q", q.q.Name, q.pieces, obj, rendered)
+			}
+		}
 	}
 	for i, l := range lines {
 		msg := strings.ToValidUTF8(string(l), "?")
@@ -463,8 +510,8 @@ func TestJSONPrefilterSound(t *testing.T) {
 			t.Fatalf("invalid JSON %s", obj)
 		}
 		for _, q := range qs {
-			if q.re.Match(rendered) && !jsonCandidate([]byte(obj), []*scanQuery{q}) {
-				t.Errorf("%s: JSON prefilter (pieces %q) skips %s rendered %q", q.q.Name, q.pieces, obj, rendered)
+			if q.re.Match(rendered) && !sc.jsonCandidate([]byte(obj), []*scanQuery{q}) {
+				t.Errorf("%s: JSON prefilter (pieces %v) skips %s rendered %q", q.q.Name, q.pieces, obj, rendered)
 			}
 		}
 	}
@@ -575,24 +622,56 @@ var lsBenchQueries = []string{
 	`Failed to sync state store`,
 }
 
+// lsBenchJSON turns lsBenchLog's lines into RisingWave's JSON format.
+func lsBenchJSON(text []byte) []byte {
+	var b bytes.Buffer
+	for _, line := range bytes.Split(bytes.TrimSuffix(text, []byte("\n")), []byte("\n")) {
+		ll := ParseLogLine(line)
+		msg, fields, _ := strings.Cut(ll.Message, " actor_id=")
+		obj := map[string]any{"timestamp": ll.Time.Format(time.RFC3339Nano), "level": ll.Level, "target": ll.Target,
+			"fields": map[string]any{"message": msg}}
+		if fields != "" {
+			obj["fields"].(map[string]any)["actor_id"] = fields
+		}
+		if strings.Contains(ll.Text, "actor{") {
+			obj["spans"] = []any{map[string]any{"name": "actor", "actor_id": 12, "otel.name": "Actor 12"}}
+		}
+		j, _ := json.Marshal(obj)
+		b.Write(j)
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
 func BenchmarkScan(b *testing.B) {
-	data := lsBenchLog(50 << 20)
+	text := lsBenchLog(50 << 20)
 	var qs []*LogQuery
 	for i, e := range lsBenchQueries {
 		qs = append(qs, &LogQuery{Name: fmt.Sprint("bench/", i), Regex: regexp.MustCompile(e)})
 	}
 	p := "logs/rw-compute-0/compute.log"
 	c := bundle.Classify(p)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		s := NewLogScanner(qs)
-		if err := s.Scan(p, c, bytes.NewReader(data)); err != nil {
-			b.Fatal(err)
-		}
-		if _, n, _ := s.Results("bench/4"); n == 0 {
-			b.Fatal("no watermark lines matched")
-		}
+	for _, bc := range []struct {
+		name string
+		data func() []byte
+	}{
+		{"text", func() []byte { return text }},
+		{"json", func() []byte { return lsBenchJSON(text[:10<<20]) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			data := bc.data()
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				s := NewLogScanner(qs)
+				if err := s.Scan(p, c, bytes.NewReader(data)); err != nil {
+					b.Fatal(err)
+				}
+				if _, n, _ := s.Results("bench/4"); n == 0 {
+					b.Fatal("no watermark lines matched")
+				}
+			}
+		})
 	}
 }

@@ -141,7 +141,7 @@ type group struct {
 func (c *scrapeCtx) groups(kind string) []group {
 	var out []group
 	for _, f := range c.s.Cat.fragments() {
-		if kind != "" && f.Kind != kind {
+		if kind != "" && f.Kind != kind && !(kind == "mview" && f.mview) {
 			continue
 		}
 		as := f.actorsOn(c.p)
@@ -301,7 +301,7 @@ func (c *scrapeCtx) compute() {
 	})
 	c.add("stream_actor_out_record_cnt", "Total number of rows actor sent", "counter", func(w *promWriter) {
 		for _, g := range all {
-			if g.f.Kind != "sink" && g.f.Kind != "mview" {
+			if g.f.Kind != "sink" && !g.f.mview {
 				w.sample("stream_actor_out_record_cnt", lbl("actor_id", g.label, "fragment_id", strconv.Itoa(g.f.ID)), c.rows(g))
 			}
 		}
@@ -625,10 +625,10 @@ func (c *scrapeCtx) sinks() {
 	}
 	c.add(errName, errHelp, errType, func(w *promWriter) {
 		for _, x := range gs {
-			if x.sk.errRate == nil {
-				continue
+			n := 0.0
+			if x.sk.errRate != nil {
+				n = math.Floor(x.sk.errRate.integral(c.r.start, t) * float64(len(x.g.actors)))
 			}
-			n := math.Floor(x.sk.errRate.integral(c.r.start, t) * float64(len(x.g.actors)))
 			w.sample(errName, lbl("error_type", "sink_executor_error", "sink_id", strconv.Itoa(x.sk.ID), "sink_name", x.sk.Name, "fragment_id", strconv.Itoa(x.g.f.ID)), n)
 		}
 	})

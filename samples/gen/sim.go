@@ -165,6 +165,15 @@ type Fragment struct {
 	AggDirty    lin  // dirty groups per actor
 	Backfill    step // backfill snapshot rows per second per actor
 	Op          string
+	mview       bool // the fragment ends in the job's Materialize executor
+}
+
+// asMview makes f the fragment that materializes its job.
+func (f *Fragment) asMview() *Fragment {
+	f.mview = true
+	f.Flags = append(f.Flags, "MVIEW")
+	f.StateTables = append(f.StateTables, f.Job.ID)
+	return f
 }
 
 // Actor is one actor of a fragment, placed on a compute pod.
@@ -431,6 +440,7 @@ func (c *Catalog) frag(j *Job, kind string, on []*Pod, n int, rate float64, upst
 	case "mview":
 		f.StateTables = []int{j.ID}
 		f.Op = "Materialize"
+		f.mview = true
 	case "source":
 		f.StateTables = []int{c.id()}
 		f.Op = "Source"

@@ -1,0 +1,276 @@
+package collect
+
+import (
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
+	"regexp"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// RedactPattern is a redaction rule added with --redact-config.
+type RedactPattern struct {
+	// Name is what the manifest counts the pattern's redactions under.
+	Name string
+	// Key is a regular expression on names: environment variables,
+	// configmap keys, JSON keys, WITH option names and key=value keys. The
+	// value of a matching name is redacted whole.
+	Key string
+	// Value is a regular expression on text, tried line by line: the first
+	// capture group, or the whole match when there is none, is redacted.
+	Value string
+}
+
+// Names of the built-in rules, as the manifest counts them.
+const (
+	ruleEnvSecret       = "env-secret-name"      // env {name, value} whose name looks secret
+	ruleConfigMapSecret = "configmap-secret-key" // configmap data under a secret-looking key
+	ruleKubeSecret      = "kube-secret"          // data of a Secret object (never collected, but redacted if met)
+	ruleJSONSecret      = "json-secret-key"      // a JSON value under a secret-looking key (connector_props, ...)
+	ruleAssignment      = "secret-assignment"    // key=value, key: value, 'key' = 'value' with a secret-looking key
+	ruleUserinfo        = "url-userinfo"         // scheme://user:PASSWORD@host
+	ruleAWSKeyID        = "aws-access-key-id"    // AKIA.../ASIA...
+	rulePrivateKey      = "private-key"          // PEM private key blocks
+	ruleBearer          = "bearer-token"         // Authorization: Bearer ...
+	ruleSecretColumn    = "secret-column"        // an SQL column whose name looks secret
+	ruleSecretParameter = "secret-parameter"     // a name/value row (SHOW PARAMETERS) whose name looks secret
+)
+
+// Redactor replaces secrets with tokens. The token of a value is an HMAC
+// under a key drawn at random for the run and never stored, so equal values
+// get equal tokens within a run and nothing can be recovered from them.
+//
+// A nil *Redactor means redaction is off: every method returns its input
+// unchanged and counts nothing. A Redactor is safe for concurrent use.
+type Redactor struct {
+	key    []byte
+	keys   []keyPattern   // --redact-config Key patterns
+	values []valuePattern // --redact-config Value patterns
+
+	mu     sync.Mutex
+	counts map[string]int
+}
+
+type keyPattern struct {
+	name string
+	re   *regexp.Regexp
+}
+
+type valuePattern struct {
+	name string
+	re   *regexp.Regexp
+}
+
+// NewRedactor returns a Redactor with the built-in rules and extra.
+func NewRedactor(extra []RedactPattern) (*Redactor, error) {
+	key := make([]byte, 32)
+	if _, err := rand.Read(key); err != nil {
+		return nil, fmt.Errorf("redaction key: %w", err)
+	}
+	r := &Redactor{key: key, counts: map[string]int{}}
+	for i, p := range extra {
+		name := p.Name
+		if name == "" {
+			name = fmt.Sprintf("pattern-%d", i+1)
+		}
+		if p.Key == "" && p.Value == "" {
+			return nil, fmt.Errorf("redaction pattern %q: neither key nor value is set", name)
+		}
+		if p.Key != "" {
+			re, err := regexp.Compile(p.Key)
+			if err != nil {
+				return nil, fmt.Errorf("redaction pattern %q: key: %w", name, err)
+			}
+			r.keys = append(r.keys, keyPattern{name, re})
+		}
+		if p.Value != "" {
+			re, err := regexp.Compile(p.Value)
+			if err != nil {
+				return nil, fmt.Errorf("redaction pattern %q: value: %w", name, err)
+			}
+			r.values = append(r.values, valuePattern{name, re})
+		}
+	}
+	return r, nil
+}
+
+// tokenPrefix starts every token; tokenLen is a token's length.
+const (
+	tokenPrefix = "[REDACTED:"
+	tokenLen    = len(tokenPrefix) + 8 + 1
+)
+
+// Token returns the token that replaces value: "[REDACTED:" and the first 8
+// hex digits of HMAC-SHA256(run key, value), then "]". A value that already
+// is a token is returned as it is, so redacting twice changes nothing.
+func (r *Redactor) Token(value string) string {
+	if r == nil || isToken(value) {
+		return value
+	}
+	m := hmac.New(sha256.New, r.key)
+	m.Write([]byte(value))
+	return tokenPrefix + hex.EncodeToString(m.Sum(nil)[:4]) + "]"
+}
+
+// isToken reports whether s is a redaction token.
+func isToken(s string) bool {
+	if len(s) != tokenLen || !strings.HasPrefix(s, tokenPrefix) || s[tokenLen-1] != ']' {
+		return false
+	}
+	for _, c := range s[len(tokenPrefix) : tokenLen-1] {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Report returns what was redacted so far, for the manifest.
+func (r *Redactor) Report() bundle.RedactionReport {
+	if r == nil {
+		return bundle.RedactionReport{}
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rep := bundle.RedactionReport{Enabled: true}
+	if len(r.counts) > 0 {
+		rep.Counts = maps.Clone(r.counts)
+	}
+	for _, n := range r.counts {
+		rep.Total += n
+	}
+	return rep
+}
+
+// tally counts the redactions of one call, under each rule's name, and
+// returns their total.
+type tally map[string]int
+
+func (t tally) add(rule string) { t[rule]++ }
+
+func (t tally) total() int {
+	n := 0
+	for _, c := range t {
+		n += c
+	}
+	return n
+}
+
+// commit adds a call's tally to the run's counts and returns its total.
+func (r *Redactor) commit(t tally) int {
+	if len(t) == 0 {
+		return 0
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for k, v := range t {
+		r.counts[k] += v
+	}
+	return t.total()
+}
+
+// secretName tells whether a name (an environment variable, a configmap key,
+// a JSON key, a WITH option) names a secret, and under which rule a custom
+// pattern matched it ("" for the built-in classifier).
+//
+// The built-in classifier splits the name into lower-case words (at
+// punctuation and camelCase boundaries) and calls it secret when a word is one
+// of secretWords, or "key" follows a word of keyQualifiers (ACCESS_KEY_ID,
+// s3.secret.key, ssl.key.pem, license_key); unless the last word says the
+// value is about the secret rather than the secret itself (password_policy,
+// SECRET_NAME, TOKEN_FILE, sasl.mechanism).
+func (r *Redactor) secretName(name string) (bool, string) {
+	for _, k := range r.keys {
+		if k.re.MatchString(name) {
+			return true, k.name
+		}
+	}
+	return looksSecret(name), ""
+}
+
+var secretWords = map[string]bool{
+	"password": true, "passwd": true, "pwd": true, "passphrase": true, "pass": true,
+	"secret": true, "secrets": true,
+	"token": true, "credential": true, "credentials": true, "creds": true,
+	"apikey": true, "privatekey": true, "accesskey": true, "secretkey": true,
+	"licensekey": true, "masterkey": true, "sas": true,
+	"auth": true, "authorization": true, "cookie": true,
+	"dsn": true, "connstr": true, "connectionstring": true,
+}
+
+var keyQualifiers = map[string]bool{
+	"access": true, "secret": true, "private": true, "api": true, "account": true,
+	"license": true, "master": true, "encryption": true, "encrypt": true, "signing": true,
+	"client": true, "session": true, "shared": true, "ssl": true, "tls": true,
+	"storage": true, "service": true, "auth": true, "hmac": true, "ssh": true, "app": true,
+}
+
+// notSecretLast are last words that make a name describe a secret rather
+// than hold it.
+var notSecretLast = map[string]bool{
+	"enabled": true, "enable": true, "disabled": true, "disable": true, "required": true,
+	"type": true, "method": true, "mechanism": true, "mode": true, "policy": true, "provider": true,
+	"file": true, "path": true, "dir": true, "directory": true, "location": true, "mount": true,
+	"ref": true, "name": true, "names": true, "kind": true, "format": true, "version": true,
+	"length": true, "len": true, "size": true, "count": true, "prefix": true, "suffix": true,
+	"timeout": true, "interval": true, "ttl": true, "expiry": true, "expires": true, "expiration": true,
+	"endpoint": true, "algorithm": true, "rotation": true, "min": true, "max": true,
+}
+
+func looksSecret(name string) bool {
+	words := nameWords(name)
+	if len(words) == 0 || notSecretLast[words[len(words)-1]] {
+		return false
+	}
+	// "CONNECTION_STRING", "conn_str"
+	for i, w := range words {
+		if secretWords[w] {
+			return true
+		}
+		if i > 0 && (w == "string" || w == "str") && (words[i-1] == "connection" || words[i-1] == "conn") {
+			return true
+		}
+		if i > 0 && w == "key" && keyQualifiers[words[i-1]] {
+			return true
+		}
+	}
+	return false
+}
+
+// nameWords splits a name into lower-case words at anything but letters and
+// digits, and at camelCase boundaries: "secretAccessKeyID" is secret, access,
+// key, id.
+func nameWords(name string) []string {
+	var words []string
+	var cur []rune
+	flush := func() {
+		if len(cur) > 0 {
+			words = append(words, strings.ToLower(string(cur)))
+			cur = cur[:0]
+		}
+	}
+	rs := []rune(name)
+	for i, c := range rs {
+		if !unicode.IsLetter(c) && !unicode.IsDigit(c) {
+			flush()
+			continue
+		}
+		if unicode.IsUpper(c) && len(cur) > 0 {
+			prev := cur[len(cur)-1]
+			nextLower := i+1 < len(rs) && unicode.IsLower(rs[i+1])
+			if unicode.IsLower(prev) || unicode.IsDigit(prev) || (unicode.IsUpper(prev) && nextLower) {
+				flush()
+			}
+		}
+		cur = append(cur, c)
+	}
+	flush()
+	return words
+}

@@ -1,0 +1,67 @@
+package rules_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/rules"
+)
+
+// The built-in rules load and lint clean.
+func TestBuiltinRulesLoad(t *testing.T) {
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatalf("built-in rules:\n%v", err)
+	}
+	if len(rs) == 0 {
+		t.Fatal("no built-in rules")
+	}
+	patterns := map[string]bool{}
+	for _, r := range rs {
+		patterns[r.Pattern] = true
+	}
+	for _, p := range []string{"barrier-stall", "offset-replay", "oom-crash-loop", "backfill-starvation", "sink-blockage"} {
+		if !patterns[p] {
+			t.Errorf("no built-in rule for pattern %s", p)
+		}
+	}
+}
+
+// Every built-in rule test passes, and every built-in rule has at least one
+// case where it fires and one near miss: a case that runs it on a bundle and
+// expects it to stay silent.
+func TestBuiltinRuleTests(t *testing.T) {
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := analyze.LoadTestFS(rules.FS)
+	if err != nil {
+		t.Fatalf("built-in rule tests:\n%v", err)
+	}
+	for _, res := range analyze.RunTests(context.Background(), cases, rs, nil) {
+		if !res.Pass {
+			t.Errorf("FAIL %s", res)
+		}
+	}
+	for _, r := range rs {
+		fires, silent := 0, 0
+		for _, c := range cases {
+			if !c.Runs(r.ID) {
+				continue
+			}
+			if c.Expects(r.ID) {
+				fires++
+			} else if c.Bundle != "" || len(c.Files) > 0 {
+				silent++
+			}
+		}
+		if fires == 0 {
+			t.Errorf("rule %s has no test case where it fires", r.ID)
+		}
+		if silent == 0 {
+			t.Errorf("rule %s has no near-miss test case where it stays silent", r.ID)
+		}
+	}
+}

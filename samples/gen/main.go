@@ -1,0 +1,232 @@
+// Command gen regenerates rwdiag's sample bundles: deterministic bundles of
+// RisingWave clusters on Kubernetes, each showing one failure pattern (or
+// none), in the layout of docs/bundle-format.md.
+//
+//	go run ./samples/gen -out samples                 # every sample
+//	go run ./samples/gen -out samples -only sink-blockage
+//	go run ./samples/gen -out /tmp/big -scale 64      # more noise
+//
+// The same flags always produce the same bytes. The generator owns the
+// sample directories it writes (it deletes and rewrites them) and nothing
+// else in -out.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+func main() {
+	out := flag.String("out", "samples", "directory to write the sample bundles into")
+	only := flag.String("only", "", "generate only the sample with this name")
+	scale := flag.Int("scale", 1, "noise multiplier: more unrelated jobs, series, log lines, scrapes and compute pods")
+	flag.Parse()
+	if flag.NArg() > 0 {
+		fmt.Fprintf(os.Stderr, "gen: unexpected argument %q\n", flag.Arg(0))
+		os.Exit(2)
+	}
+	if err := run(*out, *only, *scale); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+// run generates the samples into out.
+func run(out, only string, scale int) error {
+	if scale < 1 {
+		return fmt.Errorf("-scale must be at least 1, not %d", scale)
+	}
+	found := false
+	for _, sc := range scenarios {
+		if only != "" && sc.name != only {
+			continue
+		}
+		found = true
+		if err := generate(sc, filepath.Join(out, sc.name), scale); err != nil {
+			return fmt.Errorf("%s: %w", sc.name, err)
+		}
+	}
+	if !found {
+		var names []string
+		for _, sc := range scenarios {
+			names = append(names, sc.name)
+		}
+		return fmt.Errorf("no sample %q; the samples are %s", only, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+// scenario is one sample: a name, a seed and the function that builds it.
+type scenario struct {
+	name  string
+	seed  uint64
+	build func(s *Sim)
+}
+
+// generate builds a scenario and writes its bundle to dir, replacing
+// whatever was there.
+func generate(sc scenario, dir string, scale int) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	s := &Sim{Dir: sc.name, Seed: sc.seed, Scale: scale, rnd: newRand(sc.seed, "sim")}
+	sc.build(s)
+	s.finalize()
+	b := newBundleWriter(dir)
+	if !s.Handmade {
+		s.writeMetrics(b)
+	}
+	s.writeKube(b)
+	s.writeLogs(b)
+	if !s.Handmade {
+		s.writeDiagnose(b)
+		s.writeSQL(b)
+		if s.groups != "" {
+			t := s.Done.Add(70 * time.Second)
+			b.writeString("kafka/consumer-groups.txt", "kubectl exec -n kafka kafka-0 -- kafka-consumer-groups.sh --bootstrap-server localhost:9092 --describe --all-groups",
+				t, t.Add(3*time.Second), s.groups)
+		}
+	}
+	if s.Handmade {
+		return b.finish(nil)
+	}
+	var last time.Time
+	for _, f := range b.files {
+		if f.Finished.After(last) {
+			last = f.Finished
+		}
+	}
+	m := &bundle.Manifest{
+		FormatVersion:     bundle.FormatVersion,
+		Tool:              bundle.Tool{Name: toolName, Version: toolVersion},
+		CollectedAt:       s.Collect.Add(-1500 * time.Millisecond).UTC(),
+		FinishedAt:        last.Add(800 * time.Millisecond).UTC(),
+		Namespace:         s.Namespace,
+		Cluster:           s.Cluster,
+		RisingWaveVersion: "v" + strings.TrimPrefix(s.Version.Semver, "v"),
+		Complete:          true,
+		Redaction:         s.redaction(),
+	}
+	if s.Version.Nightly {
+		m.RisingWaveVersion = s.Version.Tag
+	}
+	return b.finish(m)
+}
+
+// redaction counts what the collector would have redacted.
+func (s *Sim) redaction() bundle.RedactionReport {
+	r := bundle.RedactionReport{Enabled: true, Counts: map[string]int{}}
+	for _, src := range s.Cat.Sources {
+		for _, p := range src.Props {
+			if strings.HasPrefix(p[1], "[REDACTED:") {
+				r.Counts["sql-connector-props"]++
+			}
+		}
+	}
+	for _, sk := range s.Cat.Sinks {
+		for _, p := range sk.Props {
+			if strings.HasPrefix(p[1], "[REDACTED:") {
+				r.Counts["sql-connector-props"]++
+			}
+		}
+	}
+	if s.Version.atLeast(2, 0) {
+		r.Counts["system-param-license-key"] = 1
+	}
+	for k, v := range r.Counts {
+		if v == 0 {
+			delete(r.Counts, k)
+		}
+		r.Total += v
+	}
+	return r
+}
+
+// finalize fills every knob a scenario left unset with a healthy default.
+func (s *Sim) finalize() {
+	if s.Cat == nil {
+		s.Cat = newCatalog(1001)
+	}
+	for _, p := range s.Pods {
+		m := &p.m
+		u := unit(s.Dir + p.Name)
+		if m.cpu == nil {
+			base := map[string]float64{"meta": 0.35, "compute": 1.1, "frontend": 0.2, "compactor": 0.7}[p.Component]
+			m.cpu = flat(base * (0.8 + 0.5*u) * float64(max(p.CPU, 1)) / 4)
+		}
+		if m.rss == nil {
+			m.rss = constant(p.MemBytes * (0.42 + 0.18*u))
+		}
+		if m.lru == nil {
+			m.lru = flat(0)
+		}
+		if m.progress == nil {
+			m.progress = flat(1)
+		}
+		if m.inflight == nil {
+			m.inflight = constant(0.22 + 0.2*u)
+		}
+		if m.syncLat == nil {
+			m.syncLat = constant(0.08 + 0.1*u)
+		}
+		if m.epochLag == nil {
+			m.epochLag = constant(0.9 + 0.4*u)
+		}
+		if m.blockRatio == nil {
+			m.blockRatio = constant(0.04 + 0.1*u)
+		}
+	}
+	mm := &s.Meta
+	if mm.barrier.rate == nil {
+		mm.barrier = histModel{rate: flat(1), lat: constant(0.62)}
+	}
+	if mm.waitCommit.rate == nil {
+		mm.waitCommit = histModel{rate: mm.barrier.rate, lat: constant(0.045)}
+	}
+	if mm.send.rate == nil {
+		mm.send = histModel{rate: mm.barrier.rate, lat: constant(1.0)}
+	}
+	if mm.allBarriers == nil {
+		mm.allBarriers = constant(2)
+	}
+	if mm.inFlight == nil {
+		mm.inFlight = constant(1)
+	}
+	if mm.commitLag == nil {
+		mm.commitLag = constant(1.3)
+	}
+	if mm.recoveryDur == 0 {
+		mm.recoveryDur = 3.2
+	}
+	for i, src := range s.Cat.Sources {
+		src := src
+		base := 1e7 + 4e7*unit(src.Name)
+		perSec := 400 + 3000*unit(src.Name+"r")
+		if src.rate == nil {
+			src.rate = func(int, time.Time) float64 { return perSec }
+		}
+		if src.offset == nil {
+			src.offset = func(p int, t time.Time) float64 {
+				return base + float64(p)*911 + perSec*t.Sub(baseTime).Seconds()
+			}
+		}
+		if src.hw == nil {
+			off := src.offset
+			src.hw = func(p int, t time.Time) float64 { return off(p, t) + perSec*0.6 + float64(i*13) }
+		}
+	}
+	for _, sk := range s.Cat.Sinks {
+		if sk.readLag == nil {
+			sk.readLag = constant(0.8)
+		}
+	}
+}
