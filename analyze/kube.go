@@ -126,7 +126,7 @@ func (k *KubeStore) Query(q KubeQuery) ([]Row, error) {
 			base := Row{"name": o.name, "namespace": o.namespace, "kind": o.kind, "component": o.component, "pod": o.pod, "path": d.path}
 			if o.event {
 				base["time"] = eventTime(obj)
-				base["count"] = int(obj.Get("count").Int())
+				base["count"] = int(eventField(obj, "count", "deprecatedCount", "series.count").Int())
 			}
 			res := obj
 			if q.Path != "" {
@@ -173,7 +173,7 @@ func (k *KubeStore) object(obj gjson.Result, resource, defaultKind string) kubeO
 	switch {
 	case o.kind == "Event" || (o.kind == "" && resource == "events"):
 		o.event = true
-		inv := obj.Get("involvedObject")
+		inv := eventField(obj, "involvedObject", "regarding")
 		if inv.Get("kind").String() == "Pod" {
 			o.pod = inv.Get("name").String()
 			ns := inv.Get("namespace").String()
@@ -297,7 +297,7 @@ func labelsMatch(have, want map[string]string) bool {
 
 // eventTime is when an event last happened.
 func eventTime(ev gjson.Result) time.Time {
-	for _, p := range []string{"lastTimestamp", "eventTime", "series.lastObservedTime", "firstTimestamp"} {
+	for _, p := range []string{"lastTimestamp", "series.lastObservedTime", "eventTime", "deprecatedLastTimestamp", "firstTimestamp", "deprecatedFirstTimestamp"} {
 		if v := ev.Get(p); v.Type == gjson.String && v.Str != "" {
 			if t, err := time.Parse(time.RFC3339Nano, v.Str); err == nil {
 				return t
@@ -305,6 +305,17 @@ func eventTime(ev gjson.Result) time.Time {
 		}
 	}
 	return time.Time{}
+}
+
+// eventField returns the first of paths an event has: core/v1 events and
+// events.k8s.io/v1 events name the same things differently.
+func eventField(ev gjson.Result, paths ...string) gjson.Result {
+	for _, p := range paths {
+		if v := ev.Get(p); v.Exists() && v.Type != gjson.Null {
+			return v
+		}
+	}
+	return gjson.Result{}
 }
 
 func eventSubject(ev gjson.Result) string {
@@ -315,14 +326,14 @@ func eventSubject(ev gjson.Result) string {
 			b.WriteString(" " + v)
 		}
 	}
-	inv := ev.Get("involvedObject")
+	inv := eventField(ev, "involvedObject", "regarding")
 	if n := inv.Get("name").String(); n != "" {
 		b.WriteString(" " + strings.ToLower(inv.Get("kind").String()) + "/" + n)
 	}
-	if c := ev.Get("count").Int(); c > 1 {
+	if c := eventField(ev, "count", "deprecatedCount", "series.count").Int(); c > 1 {
 		fmt.Fprintf(&b, " (x%d)", c)
 	}
-	if m := ev.Get("message").String(); m != "" {
+	if m := eventField(ev, "message", "note").String(); m != "" {
 		b.WriteString(": " + cutUTF8(strings.Join(strings.Fields(m), " "), 200))
 	}
 	return b.String()

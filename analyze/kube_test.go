@@ -207,6 +207,15 @@ func TestKubeAdd(t *testing.T) {
 	if rows := ktQuery(t, k, KubeQuery{Resource: "nodes"}); len(rows) != 0 {
 		t.Errorf("empty list has rows %v", rows)
 	}
+	// events.k8s.io/v1 names things differently.
+	if err := k.Add("events", "kubernetes/events.json", strings.NewReader(`{"kind":"EventList","items":[{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"n"},"regarding":{"kind":"Node","name":"node-2"},"reason":"NodeNotReady","type":"Warning","note":"Node is not ready","deprecatedCount":3,"eventTime":null,"deprecatedLastTimestamp":"2026-11-29T20:50:00Z"}]}`)); err != nil {
+		t.Fatal(err)
+	}
+	rows := ktQuery(t, k, KubeQuery{Resource: "events"})
+	if len(rows) != 1 || rows[0]["count"] != 3 || rows[0]["text"] != "event Warning NodeNotReady node/node-2 (x3): Node is not ready" || !rows[0]["time"].(time.Time).Equal(time.Date(2026, 11, 29, 20, 50, 0, 0, time.UTC)) {
+		t.Errorf("events.k8s.io event: %v", rows)
+	}
+	k = NewKubeStore()
 	// A pods.json added later is seen by event lookups.
 	if err := k.Add("events", "kubernetes/events.json", strings.NewReader(`{"kind":"Event","metadata":{"name":"e"},"involvedObject":{"kind":"Pod","name":"p"}}`)); err != nil {
 		t.Fatal(err)

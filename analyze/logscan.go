@@ -170,11 +170,11 @@ func NewLogScanner(queries []*LogQuery) *LogScanner {
 		if q == nil {
 			continue
 		}
-		max := q.MaxRows
-		if max <= 0 {
-			max = DefaultLogMaxRows
+		limit := q.MaxRows
+		if limit <= 0 {
+			limit = DefaultLogMaxRows
 		}
-		sq := &scanQuery{q: q, re: q.Regex, minLevel: parseLevel(q.MinLevel), headCap: (max + 1) / 2, tailCap: max / 2}
+		sq := &scanQuery{q: q, re: q.Regex, minLevel: parseLevel(q.MinLevel), headCap: (limit + 1) / 2, tailCap: limit / 2}
 		kinds := q.Kinds
 		if len(kinds) == 0 {
 			kinds = []bundle.Kind{bundle.KindLog, bundle.KindPreviousLog}

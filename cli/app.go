@@ -65,6 +65,7 @@ func commandName(c *ucli.Context) string {
 // exitInterrupted at once; the caller is expected to exit.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	args = interspersed(app, args)
 	done := make(chan error, 1)
 	go func() { done <- app.RunContext(ctx, args) }()
 	select {
@@ -158,7 +159,7 @@ func exactArgs(c *ucli.Context, names ...string) ([]string, error) {
 	case len(args) > len(names):
 		extra := args[len(names)]
 		if strings.HasPrefix(extra, "-") {
-			return nil, usageError(c, "flag %s after the arguments: options go before %s", extra, strings.Join(names, " "))
+			return nil, usageError(c, "flag %s is missing its value (or stands after --)", extra)
 		}
 		return nil, usageError(c, "unexpected argument %q", extra)
 	}

@@ -70,7 +70,7 @@ func runSQL(c *ucli.Context) error {
 		case query == "--tables" || query == "-tables":
 			query = ".tables" // flags after BUNDLE are not parsed as flags
 		case strings.HasPrefix(query, "-"):
-			return usageError(c, "flag %s after the arguments: options go before BUNDLE", query)
+			return usageError(c, "flag %s is missing its value (or stands after --)", query)
 		case query == "":
 			return usageError(c, "QUERY is empty")
 		}

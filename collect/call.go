@@ -20,19 +20,26 @@ var errCallTimeout = errors.New("call timed out")
 
 // call runs f with a per-call timeout, retrying transient failures with
 // exponential backoff. It stops retrying once the run is interrupted. what
-// names the call in the error, e.g. "GET /api/v1/namespaces/rw/pods".
+// names the call in the error, e.g. "list pods -n rw".
 func (c *collector) call(what string, f func(ctx context.Context) error) error {
-	return c.callWith(what, c.opts.CallTimeout, f)
+	return c.attempts(what, false, func(ctx context.Context, _ func()) error { return f(ctx) })
 }
 
-func (c *collector) callWith(what string, timeout time.Duration, f func(ctx context.Context) error) error {
+// callStream is call for a stream of unknown length, such as a log: the
+// timeout is for silence, and f calls touch whenever bytes arrive.
+func (c *collector) callStream(what string, f func(ctx context.Context, touch func()) error) error {
+	return c.attempts(what, true, f)
+}
+
+func (c *collector) attempts(what string, idle bool, f func(ctx context.Context, touch func()) error) error {
+	timeout := c.opts.CallTimeout
 	backoff := wait.Backoff{Duration: c.opts.RetryBackoff, Factor: 2, Jitter: 0.2, Steps: c.opts.Retries, Cap: 30 * time.Second}
 	var err error
 	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeoutCause(c.hard, timeout, errCallTimeout)
-		err = f(ctx)
+		ctx, cancel, touch := c.callContext(timeout, idle)
+		err = f(ctx, touch)
 		if err != nil && errors.Is(context.Cause(ctx), errCallTimeout) && c.hard.Err() == nil {
-			err = &timeoutError{what: what, after: timeout, err: err}
+			err = &timeoutError{what: what, after: timeout, idle: idle, err: err}
 		}
 		cancel()
 		if err == nil {
@@ -57,14 +64,30 @@ func (c *collector) callWith(what string, timeout time.Duration, f func(ctx cont
 	return err
 }
 
+// callContext is the context of one try: cancelled after timeout, or after
+// timeout without a touch when idle is set.
+func (c *collector) callContext(timeout time.Duration, idle bool) (context.Context, func(), func()) {
+	if !idle {
+		ctx, cancel := context.WithTimeoutCause(c.hard, timeout, errCallTimeout)
+		return ctx, cancel, func() {}
+	}
+	ctx, cancel := context.WithCancelCause(c.hard)
+	timer := time.AfterFunc(timeout, func() { cancel(errCallTimeout) })
+	return ctx, func() { timer.Stop(); cancel(context.Canceled) }, func() { timer.Reset(timeout) }
+}
+
 // timeoutError is a call that got no (complete) answer within its timeout.
 type timeoutError struct {
 	what  string
 	after time.Duration
+	idle  bool // no bytes for that long, rather than no whole answer
 	err   error
 }
 
 func (e *timeoutError) Error() string {
+	if e.idle {
+		return fmt.Sprintf("%s: no bytes for %v (the per-call timeout)", e.what, e.after)
+	}
 	return fmt.Sprintf("%s: no answer within %v (the per-call timeout)", e.what, e.after)
 }
 

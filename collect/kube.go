@@ -266,6 +266,9 @@ func (c *collector) collectResource(r kubeResource) error {
 		}
 		return fmt.Errorf("%s", explain(err, "list", resourceName(r.gvr)))
 	}
+	if r.crd {
+		c.recordCRVersion(items)
+	}
 	return c.writeKube(r.file, c.kubectlGet(resourceName(r.gvr), true, ""), items, nil)
 }
 
