@@ -311,8 +311,8 @@ func (r *Redactor) redactAssignments(line string, t tally) string {
 			continue
 		}
 		v := line[vs:ve]
-		if skipValue(v) {
-			continue
+		if skipValue(v) || strings.EqualFold(v, "secret") {
+			continue // password = SECRET my_secret: a reference, not the secret
 		}
 		b.WriteString(line[last:vs])
 		b.WriteString(r.Token(v))
@@ -402,7 +402,7 @@ func skipValue(v string) bool {
 		return true // <set to the key 'password' in secret 'pg'>, ${VAR}, $(VAR), %s
 	}
 	if l := strings.ToLower(v); strings.HasPrefix(l, "secret ") {
-		return true // password = SECRET my_secret: a reference, not the secret
+		return true // password: SECRET my_secret, a reference
 	}
 	return false
 }

@@ -463,6 +463,9 @@ func (c *scrapeCtx) aggs() {
 	}
 	t := c.t
 	entries := func(g group) float64 {
+		if l, ok := g.f.AggOn[c.p]; ok {
+			return math.Floor(l.at(t) * float64(len(g.actors)))
+		}
 		if g.f.AggEntries != nil {
 			return math.Floor(g.f.AggEntries.at(t) * float64(len(g.actors)))
 		}

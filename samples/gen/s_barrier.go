@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"time"
 )
 
@@ -201,5 +200,4 @@ func buildBarrierStallV1(s *Sim) {
 		}
 		return d.String()
 	}
-	_ = math.Floor
 }

@@ -163,6 +163,7 @@ type Fragment struct {
 	Rate        step // rows per second per actor
 	AggEntries  lin  // cached agg groups per actor
 	AggDirty    lin  // dirty groups per actor
+	AggOn       map[*Pod]lin // cached agg groups per actor, for actors on one pod
 	Backfill    step // backfill snapshot rows per second per actor
 	Op          string
 	mview       bool // the fragment ends in the job's Materialize executor
