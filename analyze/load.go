@@ -727,8 +727,21 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 		if lg.MaxRows < 0 {
 			l.add(path, "log.max_rows", "must not be negative")
 		}
-		s.Log = &LogQuery{Name: l.rule + "/" + name, Regex: re, Kinds: kinds, Container: lg.Container, MinLevel: lvl, MaxRows: lg.MaxRows}
+		var section *regexp.Regexp
+		if lg.Section != "" {
+			section, err = regexp.Compile(lg.Section)
+			if err != nil {
+				l.add(path, "log.section", "%v", err)
+			}
+		}
+		s.Log = &LogQuery{Name: l.rule + "/" + name, Regex: re, Kinds: kinds, Container: lg.Container,
+			MinLevel: lvl, MaxRows: lg.MaxRows, Section: section}
 		s.component = lg.Component
+		if re != nil && len(l.probs) == before {
+			if err := CheckLogQuery(s.Log); err != nil {
+				l.add(path, "log.regex", "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("log query %q: ", s.Log.Name)))
+			}
+		}
 	}
 	if len(l.probs) > before {
 		return nil

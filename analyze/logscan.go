@@ -39,6 +39,10 @@ type LogQuery struct {
 	// MaxRows bounds the rows kept (0 means DefaultLogMaxRows): the first
 	// half and the last half of the matches. Count stays exact.
 	MaxRows int
+	// Section, when set, marks section headers: the named captures of the
+	// last header line above a match (in the same file) join its row, so a
+	// match can be attributed to, say, the ">> Worker 2" it sits under.
+	Section *regexp.Regexp
 }
 
 // DefaultLogMaxRows is the rows a LogQuery keeps when its MaxRows is 0.
@@ -54,7 +58,7 @@ const (
 
 // logRowKeys are the fields every log row has; named captures may not use
 // them. "component" is added by the engine.
-var logRowKeys = []string{"pod", "container", "path", "line", "time", "text", "message", "level", "target", "previous", "kind", "component"}
+var logRowKeys = []string{"pod", "container", "path", "line", "time", "text", "message", "level", "target", "previous", "kind", "component", "name"}
 
 // logQueryKinds are the kinds a LogQuery may read.
 var logQueryKinds = []bundle.Kind{
@@ -137,20 +141,23 @@ type scanQuery struct {
 	tail      []slot
 	tailNext  int
 	tailCount int
+	section   Row // captures of the current file's last section header
 }
 
 // slot holds one of the last matches: the raw line, turned into a row only
 // when results are asked for. Long lines are turned into rows at once.
 type slot struct {
-	raw  []byte
-	row  Row
-	file *fileMeta
-	line int
-	mode lineMode
+	raw     []byte
+	row     Row
+	file    *fileMeta
+	line    int
+	mode    lineMode
+	section Row
 }
 
 type fileMeta struct {
 	path, pod, container string
+	name                 string // the class's name: the relation of an EXPLAIN file
 	kind                 bundle.Kind
 }
 
@@ -224,13 +231,14 @@ func (s *LogScanner) Scan(p string, c bundle.Class, r io.Reader) error {
 	for _, q := range s.queries {
 		if q.wants(c) {
 			q.files++
+			q.section = nil
 			qs = append(qs, q)
 		}
 	}
 	if len(qs) == 0 {
 		return nil
 	}
-	meta := &fileMeta{path: p, pod: c.Pod, container: c.Container, kind: c.Kind}
+	meta := &fileMeta{path: p, pod: c.Pod, container: c.Container, name: c.Name, kind: c.Kind}
 	if c.Kind == bundle.KindAwaitTreeJSON {
 		return s.scanAwaitTreeJSON(p, r, qs, meta)
 	}
@@ -261,6 +269,7 @@ func (s *LogScanner) Scan(p string, c bundle.Class, r io.Reader) error {
 }
 
 func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
+	sectionHeaders(raw, qs)
 	h := scanHead(raw)
 	text, level := raw[h.body:], h.level
 	if h.json {
@@ -283,7 +292,30 @@ func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileM
 	}
 }
 
+// sectionHeaders notes the captures of a section header line for the
+// queries that have sections.
+func sectionHeaders(raw []byte, qs []*scanQuery) {
+	for _, q := range qs {
+		re := q.q.Section
+		if re == nil {
+			continue
+		}
+		m := re.FindSubmatch(raw)
+		if m == nil {
+			continue
+		}
+		sec := Row{}
+		for i, name := range re.SubexpNames() {
+			if name != "" && m[i] != nil {
+				sec[name] = string(m[i])
+			}
+		}
+		q.section = sec
+	}
+}
+
 func (s *LogScanner) scanPlainLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
+	sectionHeaders(raw, qs)
 	s.lowerOK, s.ks = false, ksUnknown
 	for _, q := range qs {
 		if q.pre.match(raw, s) && q.re.Match(raw) {
@@ -389,7 +421,7 @@ func joinKey(path, k string) string {
 func (s *LogScanner) record(q *scanQuery, meta *fileMeta, n int, raw []byte, mode lineMode) {
 	q.count++
 	if len(q.head) < q.headCap {
-		q.head = append(q.head, q.row(meta, n, raw, mode))
+		q.head = append(q.head, q.row(meta, n, raw, mode, q.section))
 		return
 	}
 	if q.tailCap == 0 {
@@ -401,16 +433,16 @@ func (s *LogScanner) record(q *scanQuery, meta *fileMeta, n int, raw []byte, mod
 	sl := &q.tail[q.tailNext]
 	q.tailNext = (q.tailNext + 1) % q.tailCap
 	q.tailCount = min(q.tailCount+1, q.tailCap)
-	sl.file, sl.line, sl.mode = meta, n, mode
+	sl.file, sl.line, sl.mode, sl.section = meta, n, mode, q.section
 	if len(raw) > maxSlotBytes {
-		sl.raw, sl.row = sl.raw[:0], q.row(meta, n, raw, mode)
+		sl.raw, sl.row = sl.raw[:0], q.row(meta, n, raw, mode, q.section)
 		return
 	}
 	sl.raw, sl.row = append(sl.raw[:0], raw...), nil
 }
 
 // row turns a matched line into its row.
-func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode) Row {
+func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode, section Row) Row {
 	var ll LogLine
 	if mode == modeLog {
 		ll = ParseLogLine(raw)
@@ -419,6 +451,9 @@ func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode) Row {
 		ll.Message = ll.Text
 	}
 	r := Row{}
+	for k, v := range section {
+		r[k] = v
+	}
 	if m := q.re.FindStringSubmatchIndex(ll.Text); m != nil {
 		for i, name := range q.re.SubexpNames() {
 			if name != "" && 2*i+1 < len(m) {
@@ -441,6 +476,9 @@ func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode) Row {
 	r["target"] = ll.Target
 	r["previous"] = meta.kind == bundle.KindPreviousLog
 	r["kind"] = meta.kind.String()
+	if meta.name != "" {
+		r["name"] = meta.name
+	}
 	return r
 }
 
@@ -474,7 +512,7 @@ func (s *LogScanner) Results(name string) (rows []Row, count int, files int) {
 		if sl.row != nil {
 			rows = append(rows, maps.Clone(sl.row))
 		} else {
-			rows = append(rows, q.row(sl.file, sl.line, sl.raw, sl.mode))
+			rows = append(rows, q.row(sl.file, sl.line, sl.raw, sl.mode, sl.section))
 		}
 	}
 	return rows, q.count, q.files

@@ -71,6 +71,7 @@ type logSpec struct {
 	Regex     string   `yaml:"regex"`
 	MinLevel  string   `yaml:"min_level"`
 	MaxRows   int      `yaml:"max_rows"`
+	Section   string   `yaml:"section"`
 }
 
 // SignalKind is the evidence language a signal is written in.
