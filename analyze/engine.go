@@ -168,22 +168,14 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 	return out, nil
 }
 
-// narrow keeps the rows about one subject. Signals whose rows do not carry
-// the subject field are cluster-wide and kept whole.
+// narrow keeps the rows about one subject. Rows that do not name a subject
+// (no such field, or an empty value: a diagnose report has no pod) are about
+// the whole cluster and kept for every subject.
 func narrow(rows []Row, field, subj string) []Row {
-	has := false
+	out := make([]Row, 0, len(rows))
 	for _, row := range rows {
-		if _, ok := row[field]; ok {
-			has = true
-			break
-		}
-	}
-	if !has {
-		return rows
-	}
-	out := []Row{}
-	for _, row := range rows {
-		if v, ok := row[field]; ok && fmt.Sprint(v) == subj {
+		v, ok := row[field]
+		if !ok || v == nil || fmt.Sprint(v) == "" || fmt.Sprint(v) == subj {
 			out = append(out, row)
 		}
 	}
