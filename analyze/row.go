@@ -7,8 +7,8 @@ package analyze
 // "path", "line", "time", "text", "message", "level", "target" and the
 // regular expression's named captures).
 //
-// Values are string, float64, int64, bool, time.Time, nil, or for gjson
-// results []any and map[string]any.
+// Values are string, float64, int64, int (line numbers, event counts), bool,
+// time.Time, nil, or for gjson results []any and map[string]any.
 //
 // The keys "path", "line", "text" and "time", when present, are what the
 // finding's evidence shows.

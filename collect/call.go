@@ -104,6 +104,10 @@ func transient(err error) bool {
 	if errors.Is(err, context.Canceled) {
 		return false
 	}
+	var he *httpStatusError
+	if errors.As(err, &he) {
+		return he.transient()
+	}
 	if st, ok := apiStatus(err); ok {
 		code := st.Status().Code
 		return code >= 500 || code == 429

@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -218,8 +217,8 @@ func (c *collector) dispatch(pods []*corev1.Pod) {
 // not started before the run is interrupted is recorded as not collected.
 // f may call release to give its slot back early (to wait for something
 // that needs no network); an error it returns is recorded against step,
-// target and path.
-func (c *collector) spawn(step, target, path string, f func(release func()) error) {
+// target and path. spawn reports whether the task started.
+func (c *collector) spawn(step, target, path string, f func(release func()) error) bool {
 	c.progress.Add(1)
 	acquired := false
 	select {
@@ -233,7 +232,7 @@ func (c *collector) spawn(step, target, path string, f func(release func()) erro
 		}
 		c.recordError(step, target, "not collected: "+c.stopReason(), path)
 		c.progress.Done(step, target, c.run.Err())
-		return
+		return false
 	}
 	c.wg.Add(1)
 	go func() {
@@ -243,10 +242,16 @@ func (c *collector) spawn(step, target, path string, f func(release func()) erro
 		defer release()
 		err := f(release)
 		if err != nil {
-			c.recordError(step, target, err.Error(), path)
+			p := path
+			var ap *atPath
+			if errors.As(err, &ap) {
+				p, err = ap.path, ap.err
+			}
+			c.recordError(step, target, err.Error(), p)
 		}
 		c.progress.Done(step, target, err)
 	}()
+	return true
 }
 
 func (c *collector) recordError(step, target, msg, path string) {
@@ -286,9 +291,7 @@ const (
 	redactText           // text, line by line
 )
 
-// writeData writes a whole file, redacted as kind says. A document the
-// redactor cannot process is withheld rather than written unredacted.
-// partial, when not nil, records that the file lacks something.
+// writeData writes a whole file, redacted as kind says. partial, when not nil, records that the file lacks something.
 func (c *collector) writeData(path, source string, data []byte, kind redaction, partial error) error {
 	n := 0
 	if c.red != nil {
@@ -296,7 +299,8 @@ func (c *collector) writeData(path, source string, data []byte, kind redaction, 
 		case redactJSON:
 			var err error
 			if data, n, err = c.red.KubeJSON(path, data); err != nil {
-				return fmt.Errorf("redact %s: %v (withheld rather than written unredacted)", path, err)
+				// Not JSON after all: redacted as text, which is safe to write.
+				c.note("%s: %v", path, err)
 			}
 		case redactText:
 			data, n = c.red.Text(path, data)
@@ -315,54 +319,34 @@ func (c *collector) writeData(path, source string, data []byte, kind redaction, 
 	return f.Close()
 }
 
-// redactChunk is how much text is redacted at once; chunks end at a line end.
-const redactChunk = 1 << 20
-
-// copyText copies r into f, redacting it line by line (in chunks of whole
-// lines), and returns the bytes read from r.
-func (c *collector) copyText(f *bundle.File, path string, r io.Reader) (int64, error) {
+// copyText copies r into f, redacted line by line.
+func (c *collector) copyText(f *bundle.File, path string, r io.Reader) error {
 	if c.red == nil {
-		return io.Copy(f, r)
-	}
-	br := bufio.NewReaderSize(r, redactChunk)
-	buf := make([]byte, 0, redactChunk)
-	var read int64
-	flush := func(b []byte) error {
-		out, n := c.red.Text(path, b)
-		f.AddRedacted(n)
-		_, err := f.Write(out)
+		_, err := io.Copy(f, r)
 		return err
 	}
-	for {
-		line, err := br.ReadSlice('\n')
-		read += int64(len(line))
-		if len(buf)+len(line) > redactChunk && len(buf) > 0 {
-			if werr := flush(buf); werr != nil {
-				return read, werr
-			}
-			buf = buf[:0]
+	n, err := c.red.TextStream(path, f, r)
+	f.AddRedacted(n)
+	return err
+}
+
+// newRunRedactor makes the run's redactor, with its own random key; nil
+// when redaction is off.
+func newRunRedactor(o *Options) (*Redactor, error) {
+	if o.NoRedact {
+		if o.RedactConfig != "" {
+			return nil, errors.New("a redaction config was given with redaction off")
 		}
-		buf = append(buf, line...)
-		if err == bufio.ErrBufferFull {
-			continue // a line longer than a chunk: redacted in pieces
-		}
-		if err == io.EOF {
-			if len(buf) > 0 {
-				if werr := flush(buf); werr != nil {
-					return read, werr
-				}
-			}
-			return read, nil
-		}
-		if err != nil {
-			if len(buf) > 0 {
-				if werr := flush(buf); werr != nil {
-					return read, werr
-				}
-			}
-			return read, err
+		return nil, nil
+	}
+	var extra []RedactPattern
+	if o.RedactConfig != "" {
+		var err error
+		if extra, err = LoadRedactConfig(o.RedactConfig); err != nil {
+			return nil, err
 		}
 	}
+	return NewRedactor(extra)
 }
 
 // clusterName is the RisingWave cluster's name: the risingwave/name label

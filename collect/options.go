@@ -139,8 +139,13 @@ func (o *Options) validate() error {
 	if o.MetricsSamples > 1 && o.MetricsInterval <= 0 {
 		bad("metrics interval %v: must be greater than zero", o.MetricsInterval)
 	}
-	if o.PrometheusURL != "" && o.PrometheusRange <= 0 {
-		bad("prometheus range %v: must be greater than zero", o.PrometheusRange)
+	if o.PrometheusURL != "" {
+		if _, err := checkPrometheusURL(o.PrometheusURL); err != nil {
+			errs = append(errs, err)
+		}
+		if o.PrometheusRange <= 0 {
+			bad("prometheus range %v: must be greater than zero", o.PrometheusRange)
+		}
 	}
 	if o.Timeout <= 0 {
 		bad("timeout %v: must be greater than zero", o.Timeout)

@@ -305,7 +305,7 @@ func (s *Sim) writeDiagnose(b *bundleWriter) {
 	}
 	w("ICEBERG COMPACTION SCHEDULE\n%s\n", asciiTable([]string{"sink_id", "sink_name", "task_type", "schedule_state", "trigger_interval_sec",
 		"trigger_snapshot_count", "pending_commit_count", "next_compaction_after_sec", "is_triggerable"}, nil))
-	evs := append([]rwEvent(nil), s.eventLog...)
+	evs := s.retainedEvents()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
 	for _, sec := range []struct {
 		title, typ, key string

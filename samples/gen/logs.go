@@ -20,8 +20,8 @@ type field struct {
 	num   bool // a number: bare in text and JSON
 }
 
-func str(k, v string) field    { return field{k: k, v: v, quote: true} }
-func disp(k, v string) field   { return field{k: k, v: v} }
+func str(k, v string) field     { return field{k: k, v: v, quote: true} }
+func disp(k, v string) field    { return field{k: k, v: v} }
 func num(k string, v any) field { return field{k: k, v: fmt.Sprint(v), num: true} }
 
 // span is one tracing span the event was in.
@@ -57,6 +57,11 @@ func (s *Sim) logf(p *Pod, prev bool, t time.Time, level, target string, spans [
 		s.lines = map[string][]logLine{}
 	}
 	key := logKey(p, prev)
+	if t.Nanosecond()%int(time.Millisecond) == 0 {
+		// Wall-clock times in a log are never round; keep the order of
+		// lines placed at distinct milliseconds.
+		t = t.Add(time.Duration(1000 + s.rnd.IntN(800000)))
+	}
 	s.seq++
 	s.lines[key] = append(s.lines[key], logLine{t: t, level: level, spans: spans, target: target, msg: msg, fields: fields, seq: s.seq})
 }
@@ -201,13 +206,13 @@ func (lf *logFormatter) json(l logLine) string {
 }
 
 // noiseRate is how many unrelated lines per minute a component logs.
-var noiseRate = map[string]float64{"meta": 7, "compute": 9, "frontend": 3, "compactor": 5}
+var noiseRate = map[string]float64{"meta": 5, "compute": 6, "frontend": 2, "compactor": 3}
 
 // writeLogs writes every RisingWave pod's current and previous logs.
 func (s *Sim) writeLogs(b *bundleWriter) {
 	at := s.Done.Add(3 * time.Second)
 	for _, p := range s.Pods {
-		if p.Other != "" {
+		if p.Other != "" || s.logOnly != nil && !s.logOnly[p.Name] {
 			continue
 		}
 		for i := len(p.Runs) - 1; i >= 0 && i >= len(p.Runs)-2; i-- {
@@ -234,9 +239,6 @@ func (s *Sim) writeLog(b *bundleWriter, p *Pod, r run, prev bool, at *time.Time)
 		to = s.Done
 	}
 	if lim := s.Done.Add(-s.LogSince); s.LogSince > 0 && from.Before(lim) && !prev {
-		from = lim
-	}
-	if lim := to.Add(-s.LogSince * 3 / 2); prev && s.LogSince > 0 && from.Before(lim) {
 		from = lim
 	}
 	prefix := s.Logs.Prefix
@@ -269,7 +271,13 @@ func (s *Sim) writeLog(b *bundleWriter, p *Pod, r run, prev bool, at *time.Time)
 	sort.SliceStable(ev, func(i, j int) bool { return ev[i].t.Before(ev[j].t) })
 	lf := &logFormatter{style: s.Logs, prefix: prefix, rnd: newRand(s.Seed, "prefix/"+f.entry.Path)}
 	rnd := newRand(s.Seed, "noise/"+p.Name+"/"+strconv.Itoa(len(p.Runs))+strconv.FormatBool(prev))
-	n := int(noiseRate[p.Component]*to.Sub(from).Minutes()) * s.Scale
+	n := int(noiseRate[p.Component] * to.Sub(from).Minutes())
+	if prev {
+		// --previous returns the whole crashed instance; long runs are
+		// thinned to keep the sample small.
+		n = min(n, 150)
+	}
+	n *= s.Scale
 	if to.Sub(from) < 2*time.Second {
 		n = 0
 	}

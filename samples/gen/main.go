@@ -14,6 +14,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -31,14 +32,14 @@ func main() {
 		fmt.Fprintf(os.Stderr, "gen: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	if err := run(*out, *only, *scale); err != nil {
+	if err := generateAll(*out, *only, *scale); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
 }
 
-// run generates the samples into out.
-func run(out, only string, scale int) error {
+// generateAll generates the samples into out.
+func generateAll(out, only string, scale int) error {
 	if scale < 1 {
 		return fmt.Errorf("-scale must be at least 1, not %d", scale)
 	}
@@ -211,6 +212,14 @@ func (s *Sim) finalize() {
 		src := src
 		base := 1e7 + 4e7*unit(src.Name)
 		perSec := 400 + 3000*unit(src.Name+"r")
+		if src.perSec > 0 {
+			perSec = src.perSec
+		}
+		for _, f := range src.Job.Frags {
+			if f.Rate.at(s.Collect) == 0 {
+				f.Rate = flat(math.Round(perSec * float64(src.Partitions) / float64(len(f.Actors))))
+			}
+		}
 		if src.rate == nil {
 			src.rate = func(int, time.Time) float64 { return perSec }
 		}

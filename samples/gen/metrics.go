@@ -271,12 +271,6 @@ func (c *scrapeCtx) compute() {
 	c.add("stream_barrier_manager_progress", "The number of actors that have processed the earliest in-flight barriers", "counter", func(w *promWriter) {
 		w.sample("stream_barrier_manager_progress", bl, progress)
 	})
-	if s.Version.atLeast(2, 0) {
-		c.add("stream_barrier_batch_size", "barrier_batch_size", "histogram", func(w *promWriter) {
-			w.hist("stream_barrier_batch_size", nil, histModel{rate: m.progress, lat: constant(1)}.observe(expBuckets(1, 2, 8), c.r.start, t))
-		})
-	}
-
 	all := c.groups("")
 	c.add("stream_actor_count", "Total number of actors (parallelism)", "gauge", func(w *promWriter) {
 		for _, f := range s.Cat.fragments() {
@@ -318,15 +312,6 @@ func (c *scrapeCtx) compute() {
 			for _, d := range downstream[g.f] {
 				r := block * (0.6 + 0.4*unit(fmt.Sprint(g.f.ID, d.ID)))
 				w.sample("stream_actor_output_buffer_blocking_duration_ns", lbl("actor_id", g.label, "fragment_id", strconv.Itoa(g.f.ID), "downstream_fragment_id", strconv.Itoa(d.ID)),
-					math.Floor(r*c.up.Seconds()*1e9*float64(len(g.actors))))
-			}
-		}
-	})
-	c.add("stream_actor_input_buffer_blocking_duration_ns", "Total blocking duration (ns) of input buffer", "counter", func(w *promWriter) {
-		for _, g := range all {
-			for _, up := range g.f.Upstream {
-				r := 0.02 + 0.05*unit(fmt.Sprint("in", g.f.ID, up.ID))
-				w.sample("stream_actor_input_buffer_blocking_duration_ns", lbl("actor_id", g.label, "fragment_id", strconv.Itoa(g.f.ID), "upstream_fragment_id", strconv.Itoa(up.ID)),
 					math.Floor(r*c.up.Seconds()*1e9*float64(len(g.actors))))
 			}
 		}
@@ -440,17 +425,6 @@ func (c *scrapeCtx) mviews() {
 		for _, g := range gs {
 			w.sample("stream_mview_current_epoch", lbl("actor_id", g.label, "table_id", strconv.Itoa(g.f.Job.ID), "fragment_id", strconv.Itoa(g.f.ID)),
 				float64(epochAt(t.Add(-lag).Truncate(time.Second))))
-		}
-	})
-	c.add("stream_materialize_cache_total_count", "Materialize executor cache total operation", "counter", func(w *promWriter) {
-		for _, g := range gs {
-			w.sample("stream_materialize_cache_total_count", lbl("actor_id", g.label, "table_id", strconv.Itoa(g.f.Job.ID), "fragment_id", strconv.Itoa(g.f.ID)), c.rows(g))
-		}
-	})
-	c.add("stream_materialize_cache_hit_count", "Materialize executor cache hit count", "counter", func(w *promWriter) {
-		for _, g := range gs {
-			w.sample("stream_materialize_cache_hit_count", lbl("actor_id", g.label, "table_id", strconv.Itoa(g.f.Job.ID), "fragment_id", strconv.Itoa(g.f.ID)),
-				math.Floor(c.rows(g)*(0.7+0.25*unit(g.f.Job.Name))))
 		}
 	})
 }
@@ -700,9 +674,11 @@ func (c *scrapeCtx) sinks() {
 func (c *scrapeCtx) storage() {
 	p, t := c.p, c.t
 	var tables []int
+	seen := map[int]bool{}
 	for _, f := range c.s.Cat.fragments() {
-		if len(f.actorsOn(p)) > 0 {
-			tables = append(tables, f.StateTables...)
+		if len(f.actorsOn(p)) > 0 && !seen[f.Job.ID] && f.Job.Kind != "sink" {
+			seen[f.Job.ID] = true
+			tables = append(tables, f.Job.ID)
 		}
 	}
 	sort.Ints(tables)
@@ -726,11 +702,6 @@ func (c *scrapeCtx) storage() {
 	c.gauge("state_store_uploading_memory_usage_ratio", "Ratio of uploading memory to its limit", math.Round((0.08+0.06*math.Sin(float64(t.Unix())/7))*1000)/1000)
 	c.counter("object_store_read_bytes", "Total bytes of requests read from object store", math.Floor(up*(2e6+8e6*unit(p.Name+"r"))))
 	c.counter("object_store_write_bytes", "Total bytes of requests write to object store", math.Floor(up*(1e6+4e6*unit(p.Name+"w"))))
-	c.add("object_store_failure_count", "The number of failures of requests to object store", "counter", func(w *promWriter) {
-		for _, typ := range []string{"read", "streaming_upload", "upload"} {
-			w.sample("object_store_failure_count", lbl("type", typ), math.Floor(up/86400*unit(p.Name+typ)*3))
-		}
-	})
 	c.gauge("batch_task_num", "Number of batch task in memory", float64(int(unit(p.Name+t.String())*3)))
 }
 
@@ -879,22 +850,19 @@ func (c *scrapeCtx) meta() {
 		}
 	})
 	c.add("storage_version_stats", "per table stats in current hummock version", "gauge", func(w *promWriter) {
-		for _, f := range s.Cat.fragments() {
-			for _, id := range f.StateTables {
+		for _, j := range s.Cat.Jobs {
+			if j.Kind == "sink" {
+				continue
+			}
+			for _, id := range []int{j.ID} {
 				n := 1e5 + 5e7*unit(fmt.Sprint("keys", id))
 				for _, m := range []struct {
 					name string
 					mul  float64
-				}{{"total_key_count", 1}, {"total_key_size", 38}, {"total_value_size", 160}} {
+				}{{"total_key_count", 1}, {"total_value_size", 160}} {
 					w.sample("storage_version_stats", lbl("table_id", strconv.Itoa(id), "metric", m.name), math.Floor(n*m.mul))
 				}
 			}
-		}
-	})
-	c.add("meta_grpc_duration_seconds", "gRPC latency of meta services", "histogram", func(w *promWriter) {
-		for _, path := range []string{"/meta.HeartbeatService/Heartbeat", "/meta.NotificationService/Subscribe"} {
-			rate := 0.5 * float64(len(s.Pods))
-			w.hist("meta_grpc_duration_seconds", lbl("path", path), histModel{rate: flat(rate), lat: constant(0.0009 + 0.002*unit(path))}.observe(expBuckets(0.0001, 2, 20), c.r.start, t))
 		}
 	})
 }

@@ -223,10 +223,9 @@ type histModel struct {
 	lat  lin
 }
 
-// histSpread spreads each observation around its latency.
-var histSpread = [...]struct{ mul, w float64 }{
-	{0.55, 0.08}, {0.75, 0.17}, {1.0, 0.5}, {1.3, 0.17}, {1.7, 0.08},
-}
+// histSpread spreads observations around their latency: observation j
+// of a series takes latency × histSpread[j mod len].
+var histSpread = [...]float64{1.0, 0.75, 1.3, 1.0, 0.55, 1.0, 1.3, 0.75, 1.7, 1.0, 1.0, 0.8}
 
 // histogram is the cumulative state of a histModel over [from, to]:
 // per-bucket counts (cumulative, as exposed), the count and the sum.
@@ -236,27 +235,39 @@ type histogram struct {
 	sum     float64
 }
 
-// observe integrates m over [from, to] into bucket counts. Before the
+// observe integrates m over [from, to] into whole observations. Before the
 // earliest point of either curve the model is constant, so that part is
-// integrated in one piece; the rest in 5-second steps.
+// counted in one piece; the rest in 5-second steps.
 func (m histModel) observe(buckets []float64, from, to time.Time) histogram {
 	h := histogram{buckets: buckets, counts: make([]uint64, len(buckets)+1)}
 	if !to.After(from) {
 		return h
 	}
-	frac := make([]float64, len(buckets)+1)
-	var total float64
+	per := make([]uint64, len(buckets)+1)
+	var carry float64
+	next := 0 // index into histSpread of the next observation
 	add := func(n, lat float64) {
-		if n <= 0 {
+		carry += n
+		k := uint64(math.Floor(carry + 1e-9))
+		carry -= float64(k)
+		if k == 0 {
 			return
 		}
-		total += n
-		h.sum += n * lat
-		for _, s := range histSpread {
-			v := lat * s.mul
-			i, _ := slices.BinarySearch(buckets, v)
-			frac[i] += n * s.w
+		full, rem := k/uint64(len(histSpread)), k%uint64(len(histSpread))
+		for i, mul := range histSpread {
+			cnt := full
+			if uint64((i-next+len(histSpread))%len(histSpread)) < rem {
+				cnt++
+			}
+			if cnt == 0 {
+				continue
+			}
+			v := lat * mul
+			idx, _ := slices.BinarySearch(buckets, v)
+			per[idx] += cnt
+			h.sum += float64(cnt) * v
 		}
+		next = (next + int(k%uint64(len(histSpread)))) % len(histSpread)
 	}
 	dyn := to
 	for _, p := range m.rate {
@@ -283,16 +294,10 @@ func (m histModel) observe(buckets []float64, from, to time.Time) histogram {
 		mid := t.Add(end.Sub(t) / 2)
 		add(m.rate.integral(t, end), m.lat.at(mid))
 	}
-	cum := 0.0
-	for i := range frac {
-		cum += frac[i]
-		h.counts[i] = uint64(math.Floor(cum + 1e-9))
-	}
-	h.counts[len(h.counts)-1] = uint64(math.Floor(total + 1e-9))
-	for i := len(h.counts) - 2; i >= 0; i-- {
-		if h.counts[i] > h.counts[len(h.counts)-1] {
-			h.counts[i] = h.counts[len(h.counts)-1]
-		}
+	var cum uint64
+	for i, n := range per {
+		cum += n
+		h.counts[i] = cum
 	}
 	return h
 }

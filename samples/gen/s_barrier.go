@@ -13,7 +13,7 @@ func buildBarrierStall(s *Sim) {
 	collect := baseTime.Add(31*time.Minute + 12*time.Second)
 	s.setup(clusterSpec{name: "stream-prod", namespace: "streaming", inst: operator, version: vNightly,
 		logs: LogStyle{Prefix: true, Digits: 9}, cloud: "aws", metaStore: "postgresql",
-		collect: collect, scrapes: 6, every: 15 * time.Second, done: 95 * time.Second, logSince: 20 * time.Minute})
+		collect: collect, scrapes: 4, every: 15 * time.Second, done: 65 * time.Second, logSince: 10 * time.Minute})
 	s.Summary = "compute-1 of 3 holds the global barrier"
 	created := time.Date(2026, 11, 24, 9, 2, 11, 0, time.UTC)
 	cns := s.topo(3, 4, "16Gi", created, 1)
@@ -33,7 +33,7 @@ func buildBarrierStall(s *Sim) {
 	s.noiseJobs(trades.Job, created.Add(30*time.Hour))
 
 	slow := cns[1]
-	stall := collect.Add(-150 * time.Second)
+	stall := collect.Add(-190 * time.Second)
 	far := collect.Add(10 * time.Minute)
 	slow.m.cpu = step{{baseTime, 1.7}, {stall.Add(-40 * time.Second), 3.97}}
 	slow.m.progress = step{{baseTime, 1}, {stall, 0.025}}
@@ -55,7 +55,7 @@ func buildBarrierStall(s *Sim) {
 	s.Meta.commitLag = lin{{stall, 1.3}, {far, 1.3 + 0.975*far.Sub(stall).Seconds()}}
 
 	for _, p := range cns {
-		s.sourcePaused(p, trades, stall.Add(20*time.Second), s.Done, 11*time.Second)
+		s.sourcePaused(p, trades, stall.Add(20*time.Second), s.Done, 15*time.Second)
 	}
 	for i := 0; i < 10; i++ {
 		t := s.Done.Add(-time.Duration(9-i) * 38 * time.Second)

@@ -65,8 +65,14 @@ func (s *Sim) metaStart(p *Pod, prev bool, t time.Time) {
 	s.logf(p, prev, t.Add(sec(2.61)), "INFO", "risingwave_meta::barrier::worker", nil, "GlobalBarrierManager started")
 }
 
-// recovery logs one recovery: start, then success after dur.
+// recovery logs one recovery: start, then success after dur, with its
+// events: GLOBAL_RECOVERY_* (or DATABASE_RECOVERY_* when database is set)
+// from v2.3.
 func (s *Sim) recovery(p *Pod, t time.Time, dur float64, reason string) {
+	s.recoveryIn(p, t, dur, reason, false)
+}
+
+func (s *Sim) recoveryIn(p *Pod, t time.Time, dur float64, reason string, database bool) {
 	spans := []span{{"recovery_attempt", nil}}
 	if reason != "" {
 		spans = append([]span{{"failure_recovery", []field{disp("error", reason)}}}, spans...)
@@ -74,7 +80,10 @@ func (s *Sim) recovery(p *Pod, t time.Time, dur float64, reason string) {
 	s.logf(p, false, t, "INFO", "risingwave_meta::barrier::worker", spans, "recovery start!")
 	s.logf(p, false, t.Add(sec(dur)), "INFO", "risingwave_meta::barrier::worker", spans, "recovery success")
 	s.Meta.recoveries = append(s.Meta.recoveries, t.Add(sec(dur)))
-	if s.Version.atLeast(2, 3) {
+	if s.Version.atLeast(2, 3) && database {
+		s.eventf(t, "DATABASE_RECOVERY_START", map[string]any{"recovery": map[string]any{"databaseStart": map[string]any{"databaseId": s.Cat.DatabaseID}}})
+		s.eventf(t.Add(sec(dur)), "DATABASE_RECOVERY_SUCCESS", map[string]any{"recovery": map[string]any{"databaseSuccess": map[string]any{"databaseId": s.Cat.DatabaseID}}})
+	} else if s.Version.atLeast(2, 3) {
 		s.eventf(t, "GLOBAL_RECOVERY_START", map[string]any{"recovery": map[string]any{"globalStart": map[string]any{"reason": recoveryReason(reason)}}})
 		s.eventf(t.Add(sec(dur)), "GLOBAL_RECOVERY_SUCCESS", map[string]any{"recovery": map[string]any{"globalSuccess": map[string]any{
 			"reason": recoveryReason(reason), "durationSecs": float64(int(dur*1000)) / 1000}}})

@@ -160,11 +160,11 @@ type Fragment struct {
 	StateTables []int
 	Upstream    []*Fragment
 	Actors      []*Actor
-	Rate        step // rows per second per actor
-	AggEntries  lin  // cached agg groups per actor
-	AggDirty    lin  // dirty groups per actor
+	Rate        step         // rows per second per actor
+	AggEntries  lin          // cached agg groups per actor
+	AggDirty    lin          // dirty groups per actor
 	AggOn       map[*Pod]lin // cached agg groups per actor, for actors on one pod
-	Backfill    step // backfill snapshot rows per second per actor
+	Backfill    step         // backfill snapshot rows per second per actor
 	Op          string
 	mview       bool // the fragment ends in the job's Materialize executor
 }
@@ -195,6 +195,7 @@ type Source struct {
 	Job        *Job
 	Frag       *Fragment
 	Shared     bool
+	perSec     float64 // messages per second per partition; drawn when 0
 	// offset is the last consumed offset of a partition at t; rate its
 	// messages per second; hw the broker's high watermark.
 	offset func(part int, t time.Time) float64
@@ -259,6 +260,7 @@ type Sim struct {
 	groups   string
 	rateLims [][5]string
 	nodes    []string
+	logOnly  map[string]bool // when set, only these pods' logs were gathered
 	rnd      *rand.Rand
 	seq      int
 }
@@ -401,7 +403,7 @@ func (c *Catalog) id() int {
 // job adds a job; its fragments are added with frag.
 func (c *Catalog) job(kind, name, def string, created time.Time) *Job {
 	j := &Job{ID: c.id(), Kind: kind, Name: name, Definition: def, Status: "CREATED",
-		Created: created, Init: created.Add(2 * time.Second), Parallel: "ADAPTIVE"}
+		Init: created, Created: created.Add(2 * time.Second), Parallel: "ADAPTIVE"}
 	c.Jobs = append(c.Jobs, j)
 	return j
 }

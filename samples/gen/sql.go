@@ -78,6 +78,23 @@ func jsonText(v any, spaced bool) string {
 	return b.String()
 }
 
+// retainedEvents are the event log rows meta still holds: the newest 10
+// of each type, oldest first.
+func (s *Sim) retainedEvents() []rwEvent {
+	evs := append([]rwEvent(nil), s.eventLog...)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
+	kept := map[string]int{}
+	var out []rwEvent
+	for _, e := range evs {
+		if kept[e.typ] < 10 {
+			kept[e.typ]++
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].t.Before(out[j].t) })
+	return out
+}
+
 // param is one SHOW PARAMETERS row.
 type param struct {
 	name, value, desc string
@@ -396,8 +413,7 @@ func (s *Sim) writeSQL(b *bundleWriter) {
 	}
 
 	// rw_event_logs
-	evs := s.eventLog
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.Before(evs[j].t) })
+	evs := s.retainedEvents()
 	tw = s.table(b, "rw_event_logs", &at, "unique_id", "timestamp", "event_type", "info")
 	for i, e := range evs {
 		tw.row(uuidFor(fmt.Sprint(s.Dir, "event", i)), pgTime(e.t), e.typ, jsonText(e.info, true))
