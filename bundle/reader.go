@@ -267,7 +267,7 @@ type tarWalker struct {
 	dec    *countingReader // tar stream bytes produced
 	tr     *tar.Reader
 	prefix string // wrapping top-level directory, with trailing slash
-	first  bool   // the first entry has been seen
+	rooted bool   // an entry showed the bundle sits at the archive root
 	last   string // the last entry handed out
 	cur    *tarEntryReader
 	out    int64 // bytes handed out by all entries
@@ -323,9 +323,14 @@ func (w *tarWalker) next() (*Entry, error) {
 			}
 			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: reason}
 		}
-		if !w.first {
-			w.first = true
-			w.prefix = wrappingDir(name, hdr.Typeflag == tar.TypeDir)
+		if w.prefix == "" && !w.rooted {
+			// The first entry that shows where the bundle's root is decides:
+			// "rwdiag-x/logs/..." wraps it in rwdiag-x/, "logs/..." does not.
+			if p := wrappingDir(name); p != "" {
+				w.prefix = p
+			} else if top, _, _ := strings.Cut(name, "/"); topLevelNames[top] {
+				w.rooted = true
+			}
 		}
 		switch hdr.Typeflag {
 		case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse:
@@ -342,7 +347,7 @@ func (w *tarWalker) next() (*Entry, error) {
 		default:
 			return nil, &UnsafeEntryError{Path: hdr.Name, Reason: fmt.Sprintf("unsupported entry type %q", hdr.Typeflag)}
 		}
-		if w.prefix != "" {
+		if w.prefix != "" && strings.HasPrefix(name, w.prefix) {
 			name = strings.TrimPrefix(name, w.prefix)
 		}
 		w.last = name
@@ -439,12 +444,18 @@ func cleanName(name string) (string, string) {
 	return clean, ""
 }
 
-// wrappingDir returns "dir/" when the archive's first entry shows the bundle
+// wrappingDir returns "dir/" when an entry shows the bundle sits under a
+// top-level directory: its first component is no bundle name and its second
+// is one. Anything else ("notes/x", "README") says nothing and is kept as an
+// unknown file.
 // sits under a top-level directory, and "" when the bundle is at the root.
-func wrappingDir(first string, isDir bool) string {
-	top, _, nested := strings.Cut(first, "/")
-	if topLevelNames[top] || (!nested && !isDir) {
+func wrappingDir(name string) string {
+	top, rest, nested := strings.Cut(name, "/")
+	if !nested || topLevelNames[top] {
 		return ""
 	}
-	return top + "/"
+	if second, _, _ := strings.Cut(rest, "/"); topLevelNames[second] {
+		return top + "/"
+	}
+	return ""
 }

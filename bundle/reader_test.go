@@ -183,22 +183,64 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func TestReaderStripsWrappingDirFromFirstEntry(t *testing.T) {
-	tests := []struct {
-		first  string
-		isDir  bool
-		prefix string
-	}{
-		{"manifest.json", false, ""},
-		{"logs/p/c.log", false, ""},
-		{"rwdiag-x", true, "rwdiag-x/"},
-		{"rwdiag-x/manifest.json", false, "rwdiag-x/"},
-		{"README", false, ""}, // a file at the root is not a wrapping directory
-		{"notes/a.txt", false, "notes/"},
+func TestWrappingDir(t *testing.T) {
+	tests := []struct{ name, prefix string }{
+		{"manifest.json", ""},
+		{"logs/p/c.log", ""},
+		{"rwdiag-x", ""}, // a directory entry alone does not tell yet
+		{"rwdiag-x/manifest.json", "rwdiag-x/"},
+		{"rwdiag-x/logs/p/c.log", "rwdiag-x/"},
+		{"README", ""},
+		{"notes/a.txt", ""}, // an unknown directory at the root is kept, not taken for a wrapper
+		{"a/b/kubernetes/pods.json", ""},
 	}
 	for _, tt := range tests {
-		if got := wrappingDir(tt.first, tt.isDir); got != tt.prefix {
-			t.Errorf("wrappingDir(%q, %v) = %q, want %q", tt.first, tt.isDir, got, tt.prefix)
+		if got := wrappingDir(tt.name); got != tt.prefix {
+			t.Errorf("wrappingDir(%q) = %q, want %q", tt.name, got, tt.prefix)
+		}
+	}
+}
+
+// An unknown directory first in an archive at the root is not taken for a
+// wrapping directory; the wrapper is found by the first entry that shows it.
+func TestReaderWrapperDecidedByEvidence(t *testing.T) {
+	for _, tc := range []struct {
+		names []string
+		want  []string
+	}{
+		{[]string{"notes/x.txt", "kubernetes/pods.json"}, []string{"notes/x.txt", "kubernetes/pods.json"}},
+		{[]string{"rwdiag-p-1/", "rwdiag-p-1/README", "rwdiag-p-1/logs/p/c.log", "other/y"}, []string{"README", "logs/p/c.log", "other/y"}},
+		{[]string{"logs/p/c.log", "rwdiag-p-1/logs/p/c.log"}, []string{"logs/p/c.log", "rwdiag-p-1/logs/p/c.log"}},
+	} {
+		var buf bytes.Buffer
+		tw := tar.NewWriter(&buf)
+		for _, n := range tc.names {
+			hdr := &tar.Header{Name: n, Mode: 0o644, Typeflag: tar.TypeReg}
+			if strings.HasSuffix(n, "/") {
+				hdr.Typeflag, hdr.Mode = tar.TypeDir, 0o755
+			}
+			if err := tw.WriteHeader(hdr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		tw.Close()
+		r, err := NewReader("t.tar", &buf, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for {
+			e, err := r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, e.Path)
+		}
+		if strings.Join(got, " ") != strings.Join(tc.want, " ") {
+			t.Errorf("%v read as %v, want %v", tc.names, got, tc.want)
 		}
 	}
 }
