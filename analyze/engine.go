@@ -92,7 +92,7 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 		return []Finding{f}, res
 	}
 
-	env := map[string]any{}
+	env := map[string]any{"bundle": map[string]any{"time": ev.Time, "version": ev.Info.RisingWaveVersion}}
 	cluster := map[string][]Row{}
 	for name, sr := range results {
 		env[name] = sr.rows
@@ -137,7 +137,8 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 	sort.Strings(subjects)
 	var out []Finding
 	for _, subj := range subjects {
-		senv := map[string]any{"subject": subj, "subject_id": subj, "subject_kind": r.SubjectKind, "cluster": env["cluster"]}
+		senv := map[string]any{"subject": subj, "subject_id": subj, "subject_kind": r.SubjectKind,
+			"cluster": env["cluster"], "bundle": env["bundle"]}
 		for name, sr := range results {
 			senv[name] = narrow(sr.rows, field, subj)
 		}
@@ -270,6 +271,14 @@ func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
 		if err != nil {
 			return f, fmt.Errorf("values.%s for %s: %w", v.name, subject, err)
 		}
+		// Numbers reach templates as float64, whatever expr made of them,
+		// so `gt .values.x 0.0` works for 0 and 0.5 alike.
+		switch n := out.(type) {
+		case int:
+			out = float64(n)
+		case int64:
+			out = float64(n)
+		}
 		values[v.name] = out
 	}
 	data := make(map[string]any, len(env)+1)
@@ -366,7 +375,7 @@ func missingInputs(r *Rule, results map[string]*signalResult) (reason, collect s
 	seen := map[string]bool{}
 	for _, s := range r.Signals {
 		sr := results[s.Name]
-		if sr.available {
+		if sr.available || (r.requiresNames != nil && !r.requiresNames[s.Name]) {
 			continue
 		}
 		reasons = append(reasons, fmt.Sprintf("%s: %s", s.Name, sr.reason))
@@ -442,7 +451,7 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 		for _, row := range rows {
 			pod, _ := row["pod"].(string)
 			comp := ev.Component(pod)
-			if s.component != "" && comp != s.component {
+			if !componentMatches(s.component, comp) {
 				continue
 			}
 			row["component"] = comp

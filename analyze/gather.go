@@ -25,10 +25,16 @@ type Gathered struct {
 	Kube     *KubeStore
 	Logs     *LogScanner
 
+	// Time is when the bundle was collected: the manifest's collected_at,
+	// else the last metric sample, else the latest moment in pods.json and
+	// events.json. Zero when none says.
+	Time time.Time
+
 	// containers seen per pod in log paths, for pods missing from pods.json.
 	containers map[string][]string
 	components map[string]string
 	kinds      map[bundle.Kind]int
+	tap        *timelineTap // what GatherWith keeps for the timeline; nil for Gather
 }
 
 // maxKubeBytes bounds one kubernetes/*.json file held in memory.
@@ -39,6 +45,10 @@ const maxKubeBytes = 512 << 20
 // all; damage and unreadable files are recorded in Info.Problems and the
 // pass goes on with what is readable.
 func Gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options) (*Gathered, error) {
+	return gather(ctx, path, rules, opts, GatherOptions{})
+}
+
+func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options, extra GatherOptions) (*Gathered, error) {
 	r, err := bundle.Open(path, opts)
 	if err != nil {
 		return nil, err
@@ -75,6 +85,7 @@ func Gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 		Logs:       NewLogScanner(queries),
 		containers: map[string][]string{},
 		kinds:      map[bundle.Kind]int{},
+		tap:        newTimelineTap(extra.Timeline),
 	}
 	problem := func(format string, args ...any) {
 		ev.Info.Problems = append(ev.Info.Problems, fmt.Sprintf(format, args...))
@@ -119,6 +130,12 @@ func namingFile(err error, p string) string {
 }
 
 func (ev *Gathered) add(e *bundle.Entry) error {
+	var text io.Reader = e // what the text stores read: the entry, or a copy to the timeline too
+	if ev.tap.wants(e.Class) {
+		var done func()
+		text, done = ev.tap.tee(e)
+		defer done()
+	}
 	switch e.Kind {
 	case bundle.KindManifest:
 		m, err := bundle.DecodeManifest(e)
@@ -149,10 +166,10 @@ func (ev *Gathered) add(e *bundle.Entry) error {
 	case bundle.KindPrometheusRange:
 		return ev.Metrics.AddRange(e.Path, e)
 	case bundle.KindSQLTable:
-		return ev.SQL.LoadCSV(e.Name, e.Path, e)
+		return ev.SQL.LoadCSV(e.Name, e.Path, text)
 	}
 	if ev.Logs.Wants(e.Class) {
-		return ev.Logs.Scan(e.Path, e.Class, e)
+		return ev.Logs.Scan(e.Path, e.Class, text)
 	}
 	return nil
 }
@@ -195,6 +212,14 @@ func (ev *Gathered) finish() {
 	}
 	if ev.Info.RisingWaveVersion == "" {
 		ev.Info.RisingWaveVersion = ev.detectVersion()
+	}
+	switch _, last := ev.Metrics.Span(); {
+	case ev.Manifest != nil && !ev.Manifest.CollectedAt.IsZero():
+		ev.Time = ev.Manifest.CollectedAt.UTC()
+	case !last.IsZero():
+		ev.Time = last.UTC()
+	default:
+		ev.Time = ev.Kube.Latest("pods", "events")
 	}
 }
 

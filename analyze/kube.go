@@ -24,6 +24,7 @@ type KubeQuery struct {
 	Resource string
 	// Component, when set, keeps the objects of that RisingWave component
 	// (see bundle.Component). An event's component is its involved pod's.
+	// A standalone pod runs every component and matches them all.
 	Component string
 	// Labels must all match the object's metadata.labels; for an event,
 	// its involved pod's.
@@ -117,7 +118,7 @@ func (k *KubeStore) Query(q KubeQuery) ([]Row, error) {
 		defaultKind := listItemKind(root.Get("kind").String(), q.Resource)
 		for _, obj := range kubeItems(root) {
 			o := k.object(obj, q.Resource, defaultKind)
-			if q.Component != "" && o.component != q.Component {
+			if !componentMatches(q.Component, o.component) {
 				continue
 			}
 			if !labelsMatch(o.labels, q.Labels) {
@@ -611,4 +612,44 @@ func CheckGJSONPath(p string) error {
 		return fmt.Errorf("unclosed %q", stack[len(stack)-1])
 	}
 	return nil
+}
+
+// timeKeys are the fields of Kubernetes objects that hold a moment a
+// kubelet or controller observed.
+var timeKeys = map[string]bool{
+	"startedAt": true, "finishedAt": true, "lastTimestamp": true, "firstTimestamp": true,
+	"eventTime": true, "lastTransitionTime": true, "lastProbeTime": true,
+}
+
+// Latest returns the latest moment recorded in the objects of the given
+// resources (container starts and ends, events, conditions): when no
+// manifest says when a bundle was collected, the moment just before it.
+func (k *KubeStore) Latest(resources ...string) time.Time {
+	var latest time.Time
+	var walk func(v gjson.Result)
+	walk = func(v gjson.Result) {
+		v.ForEach(func(key, val gjson.Result) bool {
+			switch {
+			case val.IsObject() || val.IsArray():
+				walk(val)
+			case timeKeys[key.Str] && val.Type == gjson.String:
+				if t, err := time.Parse(time.RFC3339Nano, val.Str); err == nil && t.After(latest) {
+					latest = t
+				}
+			}
+			return true
+		})
+	}
+	for _, r := range resources {
+		for _, d := range k.docs[r] {
+			walk(gjson.Parse(d.json))
+		}
+	}
+	return latest.UTC()
+}
+
+// componentMatches reports whether an object of component got is wanted by
+// a filter on want ("" wants all). A standalone process is every role.
+func componentMatches(want, got string) bool {
+	return want == "" || got == want || got == "standalone"
 }

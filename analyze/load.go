@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"text/template"
+	"time"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
@@ -543,6 +544,12 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 			availEnv[n] = false
 		}
 		r.requires = l.compileExpr(prefix, "requires", rs.Requires, availEnv, expr.AsBool())
+		r.requiresNames = map[string]bool{}
+		for _, id := range identRE.FindAllString(rs.Requires, -1) {
+			if _, ok := rs.Signals[id]; ok {
+				r.requiresNames[id] = true
+			}
+		}
 	}
 	r.condition = l.compileExpr(prefix, "condition", rs.Condition, env, expr.AsBool())
 	valueNames := make([]string, 0, len(rs.Values))
@@ -633,6 +640,7 @@ func conditionEnv(signals []string) map[string]any {
 		"subject_kind": "",
 		"subject_id":   "",
 		"cluster":      cluster,
+		"bundle":       map[string]any{"time": time.Time{}, "version": ""},
 	}
 	for _, n := range signals {
 		env[n] = []Row{}

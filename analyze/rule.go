@@ -123,13 +123,16 @@ type Rule struct {
 	subjectExpr  *vm.Program
 	subjectName  *vm.Program // with subjectField: the name to show for a subject value
 
-	Signals   []*Signal
-	evidence  []string
-	requires  *vm.Program
-	condition *vm.Program
-	values    []namedProgram
-	summary   *template.Template
-	versions  version.Constraints
+	Signals  []*Signal
+	evidence []string
+	requires *vm.Program
+	// requiresNames are the signals the requires expression names; only
+	// their absence explains an inconclusive result.
+	requiresNames map[string]bool
+	condition     *vm.Program
+	values        []namedProgram
+	summary       *template.Template
+	versions      version.Constraints
 }
 
 type namedProgram struct {
