@@ -444,7 +444,7 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 				kinds = append(kinds, k.String())
 			}
 			return ev.unavailable(fmt.Sprintf("no %s files in the bundle", strings.Join(kinds, " or ")),
-				"pod logs (logs/<pod>/<container>.log: kubectl logs <pod> -c <container> --timestamps, and --previous)",
+				collectHint(s.Log.Kinds),
 				func(e bundle.CollectError) bool { return e.Step == "logs" || e.Step == "diagnose" }), nil
 		}
 		out := make([]Row, 0, len(rows))
@@ -512,4 +512,30 @@ func (ev *Gathered) annotateSQL(q string, rows []Row) {
 			row["text"] = rowText(row)
 		}
 	}
+}
+
+// collectHint says how to capture the files of the given kinds.
+func collectHint(kinds []bundle.Kind) string {
+	var hints []string
+	seen := map[string]bool{}
+	for _, k := range kinds {
+		var h string
+		switch k {
+		case bundle.KindLog, bundle.KindPreviousLog:
+			h = "pod logs (logs/<pod>/<container>.log: kubectl logs <pod> -c <container> --timestamps, and --previous)"
+		case bundle.KindDescribe:
+			h = "kubectl describe pod output (kubernetes/describe/pods/<pod>.txt)"
+		case bundle.KindDiagnoseReport, bundle.KindAwaitTreeText, bundle.KindAwaitTreeJSON:
+			h = "the meta node's diagnose report (diagnose/report.txt: GET /api/monitor/diagnose/ on the meta dashboard)"
+		case bundle.KindKafkaGroups:
+			h = "Kafka consumer groups (kafka/consumer-groups.txt: kafka-consumer-groups.sh --describe --all-groups)"
+		case bundle.KindSQLExplain:
+			h = "EXPLAIN of each job (sql/explain/<relation>.txt)"
+		}
+		if h != "" && !seen[h] {
+			seen[h] = true
+			hints = append(hints, h)
+		}
+	}
+	return strings.Join(hints, "; ")
 }
