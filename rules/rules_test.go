@@ -2,6 +2,7 @@ package rules_test
 
 import (
 	"context"
+	"os"
 	"testing"
 
 	"github.com/rwdiag/rwdiag/analyze"
@@ -62,6 +63,37 @@ func TestBuiltinRuleTests(t *testing.T) {
 		}
 		if silent == 0 {
 			t.Errorf("rule %s has no near-miss test case where it stays silent", r.ID)
+		}
+	}
+}
+
+// Every sample in samples/ gets exactly the findings samples/expectations_test.yaml
+// lists for it, with the built-in rules, and every sample has a case.
+func TestSamplesMatchExpectations(t *testing.T) {
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases, err := analyze.LoadTestPaths([]string{"../samples/expectations_test.yaml"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	covered := map[string]bool{}
+	for _, c := range cases {
+		covered[c.Bundle] = true
+	}
+	entries, err := os.ReadDir("../samples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if e.IsDir() && e.Name() != "gen" && !covered[e.Name()] {
+			t.Errorf("samples/%s has no case in samples/expectations_test.yaml", e.Name())
+		}
+	}
+	for _, res := range analyze.RunTests(context.Background(), cases, rs, nil) {
+		if !res.Pass {
+			t.Errorf("FAIL %s", res)
 		}
 	}
 }

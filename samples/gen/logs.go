@@ -60,7 +60,7 @@ func (s *Sim) logf(p *Pod, prev bool, t time.Time, level, target string, spans [
 	if t.Nanosecond()%int(time.Millisecond) == 0 {
 		// Wall-clock times in a log are never round; keep the order of
 		// lines placed at distinct milliseconds.
-		t = t.Add(time.Duration(1000 + s.rnd.IntN(800000)))
+		t = t.Add(time.Duration(1000 + s.rnd.IntN(9800000)))
 	}
 	s.seq++
 	s.lines[key] = append(s.lines[key], logLine{t: t, level: level, spans: spans, target: target, msg: msg, fields: fields, seq: s.seq})
@@ -206,7 +206,7 @@ func (lf *logFormatter) json(l logLine) string {
 }
 
 // noiseRate is how many unrelated lines per minute a component logs.
-var noiseRate = map[string]float64{"meta": 5, "compute": 6, "frontend": 2, "compactor": 3}
+var noiseRate = map[string]float64{"meta": 4, "compute": 5, "frontend": 2, "compactor": 3}
 
 // writeLogs writes every RisingWave pod's current and previous logs.
 func (s *Sim) writeLogs(b *bundleWriter) {
@@ -275,7 +275,7 @@ func (s *Sim) writeLog(b *bundleWriter, p *Pod, r run, prev bool, at *time.Time)
 	if prev {
 		// --previous returns the whole crashed instance; long runs are
 		// thinned to keep the sample small.
-		n = min(n, 150)
+		n = min(n, 100)
 	}
 	n *= s.Scale
 	if to.Sub(from) < 2*time.Second {

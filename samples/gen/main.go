@@ -208,29 +208,14 @@ func (s *Sim) finalize() {
 	if mm.recoveryDur == 0 {
 		mm.recoveryDur = 3.2
 	}
-	for i, src := range s.Cat.Sources {
-		src := src
-		base := 1e7 + 4e7*unit(src.Name)
-		perSec := 400 + 3000*unit(src.Name+"r")
-		if src.perSec > 0 {
-			perSec = src.perSec
+	for _, src := range s.Cat.Sources {
+		if src.perSec == 0 {
+			src.perSec = math.Round(400 + 3000*unit(src.Name+"r"))
 		}
 		for _, f := range src.Job.Frags {
 			if f.Rate.at(s.Collect) == 0 {
-				f.Rate = flat(math.Round(perSec * float64(src.Partitions) / float64(len(f.Actors))))
+				f.Rate = flat(math.Round(src.perSec * float64(src.Partitions) / float64(len(f.Actors))))
 			}
-		}
-		if src.rate == nil {
-			src.rate = func(int, time.Time) float64 { return perSec }
-		}
-		if src.offset == nil {
-			src.offset = func(p int, t time.Time) float64 {
-				return base + float64(p)*911 + perSec*t.Sub(baseTime).Seconds()
-			}
-		}
-		if src.hw == nil {
-			off := src.offset
-			src.hw = func(p int, t time.Time) float64 { return off(p, t) + perSec*0.6 + float64(i*13) }
 		}
 	}
 	for _, sk := range s.Cat.Sinks {

@@ -143,7 +143,7 @@ func buildBarrierStallV1(s *Sim) {
 	etcd.Runs = []run{{start: etcd.Created.Add(9 * time.Second)}}
 	s.Pods = append(s.Pods, etcd)
 	s.Cat = newCatalog(2001)
-	par := 6
+	par := 3
 	ev := s.kafkaTable("page_events", "web.page_events", 12, "event_id VARCHAR, user_id BIGINT, url VARCHAR, referrer VARCHAR, country VARCHAR, ts TIMESTAMP",
 		cns, par, created.Add(26*time.Hour))
 	s.aggMV("mv_pageviews_by_country", "CREATE MATERIALIZED VIEW mv_pageviews_by_country AS SELECT country, count(*) AS views FROM page_events GROUP BY country",
@@ -158,14 +158,17 @@ func buildBarrierStallV1(s *Sim) {
 	stall := collect.Add(-4 * time.Minute)
 	far := collect.Add(10 * time.Minute)
 	slow.m.cpu = step{{baseTime, 3.1}, {stall.Add(-time.Minute), 7.96}}
-	slow.m.progress = step{{baseTime, 1}, {stall, 0.018}}
+	// It collected a barrier now and then at first; since shortly before
+	// collection it is wedged: no barrier completes, so meta observes no
+	// new barrier latencies and only the piled-up and stale gauges move.
+	slow.m.progress = step{{baseTime, 1}, {stall, 0.018}, {collect.Add(-4 * time.Second), 0}}
 	slow.m.inflight = lin{{stall, 0.4}, {stall.Add(50 * time.Second), 30}, {far, 43}}
 	slow.m.epochLag = lin{{stall, 1}, {far, far.Sub(stall).Seconds()}}
 	for _, p := range cns[:2] {
 		p.m.cpu = flat(3.4 + 0.4*unit(p.Name))
 		p.m.progress = step{{baseTime, 1}, {stall, 0.9}}
 	}
-	s.Meta.barrier = histModel{rate: step{{baseTime, 1}, {stall, 0.018}},
+	s.Meta.barrier = histModel{rate: slow.m.progress,
 		lat: lin{{stall, 0.9}, {stall.Add(5 * time.Second), 6}, {far, 0.982 * far.Sub(stall).Seconds()}}}
 	s.Meta.send = histModel{rate: step{{baseTime, 1}, {stall, 1}}, lat: lin{{stall, 1.0}, {stall.Add(time.Minute), 1.02}}}
 	s.Meta.allBarriers = lin{{stall, 3}, {far, 3 + 0.982*far.Sub(stall).Seconds()}}

@@ -117,3 +117,19 @@ func (s *Sim) oomKill(p *Pod, kills []time.Time, stay bool) {
 		p.Waiting = "CrashLoopBackOff"
 	}
 }
+
+// restartIDs gives each run of a restarted compute pod the worker id meta
+// assigned it (a restarted node registers anew, with the next free id) and
+// leaves the pod with its current id. It returns the ids by run.
+func (s *Sim) restartIDs(p *Pod) []int {
+	top := 0
+	for _, q := range s.Pods {
+		top = max(top, q.WorkerID)
+	}
+	ids := []int{p.WorkerID}
+	for i := 1; i < len(p.Runs); i++ {
+		ids = append(ids, top+i)
+	}
+	p.WorkerID = ids[len(ids)-1]
+	return ids
+}

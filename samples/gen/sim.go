@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -126,6 +128,8 @@ type Catalog struct {
 	nextID     int // jobs, sources, sinks and state tables share an id space
 	nextFrag   int
 	nextActor  int
+	frags      []*Fragment // fragments(), cached
+	acts       []*Actor    // actors(), cached
 }
 
 // Job is a table, materialized view, source or sink.
@@ -196,14 +200,56 @@ type Source struct {
 	Frag       *Fragment
 	Shared     bool
 	perSec     float64 // messages per second per partition; drawn when 0
-	// offset is the last consumed offset of a partition at t; rate its
-	// messages per second; hw the broker's high watermark.
-	offset func(part int, t time.Time) float64
-	rate   func(part int, t time.Time) float64
-	hw     func(part int, t time.Time) float64
-	// inputSince is when the partition's input counter last restarted
-	// (actors rebuilt); zero means the process start.
+	// offsetFn is the last consumed offset of a partition at t, rateFn its
+	// messages per second, hwFn the broker's high watermark; nil means
+	// steady consumption at perSec. inputSince is when the partition's input
+	// counter last restarted (actors rebuilt); zero means the process start.
+	offsetFn   func(part int, t time.Time) float64
+	rateFn     func(part int, t time.Time) float64
+	hwFn       func(part int, t time.Time) float64
 	inputSince func(part int, t time.Time) time.Time
+}
+
+func (src *Source) rate(part int, t time.Time) float64 {
+	if src.rateFn != nil {
+		return src.rateFn(part, t)
+	}
+	return src.perSec
+}
+
+func (src *Source) offset(part int, t time.Time) float64 {
+	if src.offsetFn != nil {
+		return src.offsetFn(part, t)
+	}
+	base := 1e7 + 4e7*unit(src.Name)
+	return math.Floor(base + float64(part)*911 + src.perSec*t.Sub(baseTime).Seconds())
+}
+
+func (src *Source) hw(part int, t time.Time) float64 {
+	if src.hwFn != nil {
+		return src.hwFn(part, t)
+	}
+	return src.offset(part, t) + math.Floor(src.perSec*0.6) + float64(part*13)
+}
+
+// consumed is how many messages a partition delivered over [from, to].
+func (src *Source) consumed(part int, from, to time.Time) float64 {
+	if src.rateFn == nil {
+		return src.perSec * to.Sub(from).Seconds()
+	}
+	n := 0.0
+	if lim := baseTime.Add(-time.Hour); from.Before(lim) {
+		n += src.rateFn(part, from) * lim.Sub(from).Seconds()
+		from = lim
+	}
+	for u := from; u.Before(to); u = u.Add(5 * time.Second) {
+		end := u.Add(5 * time.Second)
+		if end.After(to) {
+			end = to
+		}
+		n += src.rateFn(part, u) * end.Sub(u).Seconds()
+	}
+	return n
 }
 
 // Sink is an external sink.
@@ -364,8 +410,8 @@ func (s *Sim) assignWorkers(first int) {
 			p.WorkerID = id
 			id++
 			switch {
-			case comp == "compute" && (s.Inst == helm || s.Inst == helmLegacy):
-				p.advertise = fmt.Sprintf("%s.%s-compute-headless.%s.svc", p.Name, s.fullname(), s.Namespace)
+			case (comp == "compute" || comp == "meta") && (s.Inst == helm || s.Inst == helmLegacy):
+				p.advertise = fmt.Sprintf("%s.%s-headless.%s.svc", p.Name, p.Workload, s.Namespace)
 			case comp == "compute" || comp == "meta":
 				p.advertise = fmt.Sprintf("%s.%s", p.Name, p.Workload)
 			default:
@@ -411,6 +457,7 @@ func (c *Catalog) job(kind, name, def string, created time.Time) *Job {
 // frag adds a fragment of kind to j with one actor per pod in on (round
 // robin, n actors), fed by upstream.
 func (c *Catalog) frag(j *Job, kind string, on []*Pod, n int, rate float64, upstream ...*Fragment) *Fragment {
+	c.frags, c.acts = nil, nil
 	f := &Fragment{ID: c.nextFrag, Job: j, Kind: kind, Dist: "HASH", Upstream: upstream, Rate: flat(rate)}
 	c.nextFrag++
 	switch kind {
@@ -466,31 +513,32 @@ func (c *Catalog) frag(j *Job, kind string, on []*Pod, n int, rate float64, upst
 	return f
 }
 
-// fragments returns every fragment, in id order.
+// fragments returns every fragment, in id order. The list is cached until
+// the catalog changes.
 func (c *Catalog) fragments() []*Fragment {
+	if c.frags != nil {
+		return c.frags
+	}
 	var out []*Fragment
 	for _, j := range c.Jobs {
 		out = append(out, j.Frags...)
 	}
-	for i := 1; i < len(out); i++ {
-		for k := i; k > 0 && out[k-1].ID > out[k].ID; k-- {
-			out[k-1], out[k] = out[k], out[k-1]
-		}
-	}
+	sort.Slice(out, func(i, k int) bool { return out[i].ID < out[k].ID })
+	c.frags = out
 	return out
 }
 
-// actors returns every actor, in id order.
+// actors returns every actor, in id order, cached like fragments.
 func (c *Catalog) actors() []*Actor {
+	if c.acts != nil {
+		return c.acts
+	}
 	var out []*Actor
 	for _, f := range c.fragments() {
 		out = append(out, f.Actors...)
 	}
-	for i := 1; i < len(out); i++ {
-		for k := i; k > 0 && out[k-1].ID > out[k].ID; k-- {
-			out[k-1], out[k] = out[k], out[k-1]
-		}
-	}
+	sort.Slice(out, func(i, k int) bool { return out[i].ID < out[k].ID })
+	c.acts = out
 	return out
 }
 

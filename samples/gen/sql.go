@@ -85,7 +85,11 @@ func (s *Sim) retainedEvents() []rwEvent {
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
 	kept := map[string]int{}
 	var out []rwEvent
+	metaStart := s.pod("meta").current().start
 	for _, e := range evs {
+		if e.t.Before(metaStart) {
+			continue // the event log lives in the meta leader's memory
+		}
 		if kept[e.typ] < 10 {
 			kept[e.typ]++
 			out = append(out, e)
@@ -200,8 +204,14 @@ func (s *Sim) writeSQL(b *bundleWriter) {
 		tw = s.table(b, "rw_worker_nodes", &at, "id", "host", "port", "type", "state", "parallelism", "is_streaming", "is_serving",
 			"is_unschedulable", "internal_rpc_host_addr", "rw_version", "system_total_memory_bytes", "system_total_cpu_cores", "started_at", "label")
 	}
+	var workers []*Pod
 	for _, comp := range []string{"meta", "frontend", "compactor", "compute"} {
-		for _, p := range s.pods(comp) {
+		workers = append(workers, s.pods(comp)...)
+	}
+	sort.SliceStable(workers, func(i, j int) bool { return workers[i].WorkerID < workers[j].WorkerID })
+	for _, p := range workers {
+		{
+			comp := p.Component
 			port := map[string]string{"meta": "5690", "frontend": "4567", "compactor": "6660", "compute": "5688"}[comp]
 			typ := map[string]string{"meta": "WORKER_TYPE_META", "frontend": "WORKER_TYPE_FRONTEND", "compactor": "WORKER_TYPE_COMPACTOR", "compute": "WORKER_TYPE_COMPUTE_NODE"}[comp]
 			par, stream, serve, unsched := "0", "", "", ""

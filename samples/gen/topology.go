@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 )
@@ -96,7 +97,8 @@ func (s *Sim) kafkaTable(name, topic string, parts int, cols string, on []*Pod, 
 	def := fmt.Sprintf("CREATE TABLE %s (%s) WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s') FORMAT PLAIN ENCODE JSON",
 		name, cols, topic, strings.Split(bootstrap, ",")[0])
 	j := c.job("table", name, def, created)
-	src := &Source{ID: c.id(), Name: name, Topic: topic, Partitions: parts, Bootstrap: bootstrap, Props: props, Job: j}
+	src := &Source{ID: c.id(), Name: name, Topic: topic, Partitions: parts, Bootstrap: bootstrap, Props: props, Job: j,
+		perSec: math.Round(400 + 3000*unit(name+"r"))}
 	src.Frag = c.frag(j, "source", on, par, 0)
 	c.frag(j, "mview", on, par, 0, src.Frag)
 	j.Source = src
@@ -113,7 +115,8 @@ func (s *Sim) kafkaSource(name, topic string, parts int, cols string, on []*Pod,
 	def := fmt.Sprintf("CREATE SOURCE %s (%s) WITH (connector = 'kafka', topic = '%s', properties.bootstrap.server = '%s', properties.security.protocol = 'SASL_SSL', properties.sasl.mechanism = 'SCRAM-SHA-512', properties.sasl.username = 'rw-ingest', properties.sasl.password = '***') FORMAT PLAIN ENCODE JSON",
 		name, cols, topic, strings.Split(bootstrap, ",")[0])
 	j := c.job("source", name, def, created)
-	src := &Source{ID: j.ID, Name: name, Topic: topic, Partitions: parts, Bootstrap: bootstrap, Props: props, Job: j, Shared: true}
+	src := &Source{ID: j.ID, Name: name, Topic: topic, Partitions: parts, Bootstrap: bootstrap, Props: props, Job: j, Shared: true,
+		perSec: math.Round(400 + 3000*unit(name+"r"))}
 	src.Frag = c.frag(j, "source", on, par, 0)
 	j.Source = src
 	c.Sources = append(c.Sources, src)
