@@ -18,7 +18,7 @@ func bundleCommand() *ucli.Command {
 			"   rwdiag bundle inspect samples/oom-crash-loop\n" +
 			"   rwdiag bundle verify rwdiag-prod-20261129T204300Z.tar.zst\n" +
 			"   rwdiag bundle extract rwdiag-prod-20261129T204300Z.tar.zst ./prod",
-		Subcommands: []*ucli.Command{inspectCommand(), verifyCommand(), extractCommand()},
+		Subcommands: []*ucli.Command{inspectCommand(), verifyCommand(), extractCommand(), redactCommand()},
 		Action:      requireCommand,
 	}
 }

@@ -94,6 +94,18 @@ func (r *Redactor) textString(s string, t tally) string {
 	return b.String()
 }
 
+// textLine redacts a one-line message (an error) and counts what it replaced
+// in the run's report.
+func (r *Redactor) textLine(s string) string {
+	if r == nil {
+		return s
+	}
+	t := tally{}
+	out := r.textString(s, t)
+	r.commit(t)
+	return out
+}
+
 // textState carries what a line leaves open for the next: a PEM block.
 type textState struct {
 	inPEM bool
@@ -103,67 +115,37 @@ var (
 	pemBeginRe  = regexp.MustCompile(`-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)
 	pemEndRe    = regexp.MustCompile(`-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)
 	pemInlineRe = regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----)(.*?)(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----)`)
+	pemBodyRe   = regexp.MustCompile(`^[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: .*|\[REDACTED:[0-9a-f]{8}\])?[ \t]*\r?\n?$`)
 	userinfoRe  = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@'"\\\[\]]*:([^\s/?#'"\\]+)@`)
 	awsKeyIDRe  = regexp.MustCompile(`\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`)
 	bearerRe    = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`)
-	// keySepRe finds a key and its separator; the value is parsed by hand
-	// so that a key that is not secret leaves its value to be scanned (a
-	// JDBC URL holding password=…).
-	keySepRe = regexp.MustCompile(`(\\?["'])?([A-Za-z_][A-Za-z0-9_.\-]*)(\\?["'])?[ \t]*(=>|=|:)[ \t]*`)
 )
 
 // redactLine redacts one line (with its line ending, if any).
 func (r *Redactor) redactLine(line string, st *textState, t tally) string {
 	if st.inPEM {
-		loc := pemEndRe.FindStringIndex(line)
-		if loc == nil {
-			return r.tokenKeepSpace(line)
+		if loc := pemEndRe.FindStringIndex(line); loc != nil {
+			st.inPEM = false
+			return r.tokenCount(line[:loc[0]], rulePrivateKey, t) + line[loc[0]:loc[1]] + r.redactLine(line[loc[1]:], st, t)
 		}
+		if pemBodyRe.MatchString(line) {
+			return r.tokenCount(line, rulePrivateKey, t)
+		}
+		// Not base64: the block was cut short; this line is ordinary text.
 		st.inPEM = false
-		return r.tokenKeepSpace(line[:loc[0]]) + line[loc[0]:loc[1]] + r.redactLine(line[loc[1]:], st, t)
 	}
 	if strings.Contains(line, "-----BEGIN") {
 		if pemInlineRe.MatchString(line) {
 			line = replaceGroup(line, pemInlineRe, 3, func(v string) string {
-				if strings.TrimSpace(v) == "" {
-					return v
-				}
-				t.add(rulePrivateKey)
-				return r.tokenKeepSpace(v)
+				return r.tokenCount(v, rulePrivateKey, t)
 			})
 		} else if loc := pemBeginRe.FindStringIndex(line); loc != nil {
 			st.inPEM = true
-			t.add(rulePrivateKey)
-			return r.redactLine(line[:loc[0]], &textState{}, t) + line[loc[0]:loc[1]] + r.tokenKeepSpace(line[loc[1]:])
+			return r.redactLine(line[:loc[0]], &textState{}, t) + line[loc[0]:loc[1]] + r.tokenCount(line[loc[1]:], rulePrivateKey, t)
 		}
 	}
-	if strings.Contains(line, "://") && strings.Contains(line, "@") {
-		line = replaceGroup(line, userinfoRe, 1, func(v string) string {
-			if isToken(v) {
-				return v
-			}
-			t.add(ruleUserinfo)
-			return r.Token(v)
-		})
-	}
-	if len(r.keys) > 0 || hasSecretHint(line) {
-		line = r.redactAssignments(line, t)
-	}
-	if strings.Contains(line, "AKIA") || strings.Contains(line, "ASIA") {
-		line = replaceGroup(line, awsKeyIDRe, 1, func(v string) string {
-			t.add(ruleAWSKeyID)
-			return r.Token(v)
-		})
-	}
-	if containsFold(line, "bearer") {
-		line = replaceGroup(line, bearerRe, 1, func(v string) string {
-			if isToken(v) {
-				return v
-			}
-			t.add(ruleBearer)
-			return r.Token(v)
-		})
-	}
+	// --redact-config patterns first: what they catch is counted under
+	// their names.
 	for _, p := range r.values {
 		group := 0
 		if p.re.NumSubexp() > 0 {
@@ -174,6 +156,27 @@ func (r *Redactor) redactLine(line string, st *textState, t tally) string {
 				return v
 			}
 			t.add(p.name)
+			return r.Token(v)
+		})
+	}
+	if strings.ContainsAny(line, "=:") {
+		line = r.redactAssignments(line, t)
+	}
+	if strings.Contains(line, "://") && strings.Contains(line, "@") {
+		line = replaceGroup(line, userinfoRe, 1, func(v string) string {
+			t.add(ruleUserinfo)
+			return r.Token(v)
+		})
+	}
+	if strings.Contains(line, "AKIA") || strings.Contains(line, "ASIA") {
+		line = replaceGroup(line, awsKeyIDRe, 1, func(v string) string {
+			t.add(ruleAWSKeyID)
+			return r.Token(v)
+		})
+	}
+	if strings.Contains(line, "earer") || strings.Contains(line, "EARER") {
+		line = replaceGroup(line, bearerRe, 1, func(v string) string {
+			t.add(ruleBearer)
 			return r.Token(v)
 		})
 	}
@@ -264,6 +267,15 @@ func overlaps(spans [][2]int, start, end int) bool {
 	return false
 }
 
+// tokenCount is tokenKeepSpace, counting under rule when it replaced anything.
+func (r *Redactor) tokenCount(s, rule string, t tally) string {
+	out := r.tokenKeepSpace(s)
+	if out != s {
+		t.add(rule)
+	}
+	return out
+}
+
 // tokenKeepSpace replaces s with its token, keeping the white space (and
 // line ending) around it; blank s and tokens stay as they are.
 func (r *Redactor) tokenKeepSpace(s string) string {
@@ -278,25 +290,16 @@ func (r *Redactor) tokenKeepSpace(s string) string {
 // redactAssignments replaces the values of assignments whose key looks
 // secret.
 func (r *Redactor) redactAssignments(line string, t tally) string {
-	matches := keySepRe.FindAllStringSubmatchIndex(line, -1)
-	if matches == nil {
-		return line
-	}
 	var b strings.Builder
 	last := 0 // line[:last] is written or consumed
-	for _, m := range matches {
-		if m[0] < last {
+	for _, a := range findAssignments(line) {
+		if a.start < last {
 			continue // inside a value already replaced
 		}
-		openQ, closeQ := group(line, m, 1), group(line, m, 3)
-		if openQ != closeQ {
-			continue // "key' or key": not a key
+		key := line[a.keyStart:a.keyEnd]
+		if len(r.keys) == 0 && !hasSecretHint(key) {
+			continue // cheap: most keys hold no hint of a secret
 		}
-		keyStart := m[4]
-		if keyStart > 0 && isKeyByte(line[keyStart-1]) {
-			continue // the middle of a longer word, e.g. after a '-' run
-		}
-		key, sep := line[m[4]:m[5]], group(line, m, 4)
 		secret, rule := r.secretName(key)
 		if !secret {
 			continue
@@ -304,14 +307,13 @@ func (r *Redactor) redactAssignments(line string, t tally) string {
 		if rule == "" {
 			rule = ruleAssignment
 		}
-		vStart := m[1]
-		atLineStart := strings.TrimLeft(line[:m[0]], " \t") == ""
-		vs, ve, ok := assignmentValue(line, vStart, sep == ":" && atLineStart && openQ == "")
+		atLineStart := strings.TrimLeft(line[:a.start], " \t") == ""
+		vs, ve, ok := assignmentValue(line, a.value, a.sep == ":" && atLineStart && !a.quoted)
 		if !ok {
 			continue
 		}
 		v := line[vs:ve]
-		if skipValue(v) || strings.EqualFold(v, "secret") {
+		if skipValue(v) || strings.EqualFold(v, "secret") || strings.Contains(v, tokenPrefix) {
 			continue // password = SECRET my_secret: a reference, not the secret
 		}
 		b.WriteString(line[last:vs])
@@ -326,19 +328,93 @@ func (r *Redactor) redactAssignments(line string, t tally) string {
 	return b.String()
 }
 
-func group(s string, m []int, g int) string {
-	if m[2*g] < 0 {
-		return ""
-	}
-	return s[m[2*g]:m[2*g+1]]
+// assignment is a key and its separator found in a line: key, 'key', "key"
+// or \"key\" (inside a JSON string), then =, => or :, then the value.
+type assignment struct {
+	start            int // where the key starts, its opening quote included
+	keyStart, keyEnd int
+	quoted           bool
+	sep              string
+	value            int // where the value starts, after the separator and blanks
 }
+
+// findAssignments finds the assignments of a line, left to right, in one
+// pass: each separator is walked back from to its key. It takes the place
+// of a regular expression, which backtracked too much on long log lines.
+func findAssignments(line string) []assignment {
+	var out []assignment
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if c != '=' && c != ':' {
+			continue
+		}
+		sep := line[i : i+1]
+		next := byte(0)
+		if i+1 < len(line) {
+			next = line[i+1]
+		}
+		prev := byte(0)
+		if i > 0 {
+			prev = line[i-1]
+		}
+		switch {
+		case c == ':' && (next == ':' || prev == ':'):
+			continue // a Rust path, risingwave_meta::barrier
+		case c == ':' && next == '/' && i+2 < len(line) && line[i+2] == '/':
+			continue // a URL's scheme
+		case c == '=' && (prev == '=' || prev == '!' || prev == '<' || prev == '>' || next == '='):
+			continue // a comparison
+		case c == '=' && next == '>':
+			sep = "=>"
+		}
+		// back over blanks, a closing quote, the key, its opening quote
+		j := i - 1
+		for j >= 0 && (line[j] == ' ' || line[j] == '\t') {
+			j--
+		}
+		var quote string
+		if j >= 0 && (line[j] == '"' || line[j] == '\'') {
+			quote = line[j : j+1]
+			j--
+			if quote == `"` && j >= 0 && line[j] == '\\' {
+				quote = `\"`
+				j--
+			}
+		}
+		keyEnd := j + 1
+		for j >= 0 && isKeyByte(line[j]) {
+			j--
+		}
+		keyStart := j + 1
+		if keyStart == keyEnd || !(isLetter(line[keyStart]) || line[keyStart] == '_') {
+			continue
+		}
+		start := keyStart
+		if quote != "" {
+			if keyStart < len(quote) || line[keyStart-len(quote):keyStart] != quote {
+				continue // "key' or key": not a quoted key
+			}
+			start -= len(quote)
+		}
+		v := i + len(sep)
+		for v < len(line) && (line[v] == ' ' || line[v] == '\t') {
+			v++
+		}
+		out = append(out, assignment{start: start, keyStart: keyStart, keyEnd: keyEnd, quoted: quote != "", sep: sep, value: v})
+		i = v - 1
+	}
+	return out
+}
+
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
 
 func isKeyByte(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '.' || c == '-'
 }
 
 // assignmentValue finds the value that starts at i: a quoted string
-// ('…' with '' inside, "…" with \" inside, or \"…\" inside a JSON string),
+// (single-quoted with the quote doubled inside, double-quoted with \" inside,
+// or \"…\" inside a JSON string),
 // the rest of the line when restOfLine (a `NAME: value` line), or a bare
 // word. It returns the value's bounds, without quotes.
 func assignmentValue(s string, i int, restOfLine bool) (int, int, bool) {
@@ -381,11 +457,40 @@ func assignmentValue(s string, i int, restOfLine bool) (int, int, bool) {
 		v := strings.TrimRight(s[i:end], " \t")
 		return i, i + len(v), len(v) > 0
 	}
-	j := i
-	for j < end && !strings.ContainsRune(" \t,;&'\"<>(){}[]\\", rune(s[j])) {
-		j++
+	j := bareEnd(s, i, end)
+	// Authorization: Bearer <credential>, Basic <credential>: keep the
+	// scheme, redact the credential.
+	if j < end && s[j] == ' ' && authSchemes[strings.ToLower(s[i:j])] {
+		k := j
+		for k < end && s[k] == ' ' {
+			k++
+		}
+		if e := bareEnd(s, k, end); e > k {
+			return k, e, true
+		}
 	}
 	return i, j, j > i
+}
+
+var authSchemes = map[string]bool{"bearer": true, "basic": true, "token": true, "digest": true, "negotiate": true}
+
+// bareEnd returns where an unquoted value starting at i ends: at white space
+// or punctuation that ends a value in a log line, a URL or a WITH list. A
+// token inside makes the whole value end there unredacted (it is redacted
+// already), so the caller sees a value with a token and leaves it.
+func bareEnd(s string, i, end int) int {
+	j := i
+	for j < end {
+		if s[j] == '[' && strings.HasPrefix(s[j:], tokenPrefix) && j+tokenLen <= end && isToken(s[j:j+tokenLen]) {
+			j += tokenLen
+			continue
+		}
+		if strings.ContainsRune(" \t,;&'\"<>(){}[]\\", rune(s[j])) {
+			break
+		}
+		j++
+	}
+	return j
 }
 
 // skipValue tells values that are not secrets although their key looks

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/collect"
+)
+
+func redactCommand() *ucli.Command {
+	return &ucli.Command{
+		Name:      "redact",
+		Usage:     "write a copy of a bundle with its secrets redacted again",
+		UsageText: "rwdiag bundle redact [--redact-config FILE] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] IN OUT",
+		Description: "Reads the bundle IN and writes OUT, every file redacted by its kind: Kubernetes JSON\n" +
+			"(env values with secret-looking names, configmap credentials, the last-applied\n" +
+			"annotation), the sql/*.csv dumps value by value (WITH options of sources and sinks,\n" +
+			"connector_props, license_key), and everything else as text (URL userinfo,\n" +
+			"password=..., private keys, AWS key ids). Values are replaced by [REDACTED:xxxxxxxx]\n" +
+			"tokens from a key drawn for this run: equal values get equal tokens within OUT.\n" +
+			"Tokens already in IN are kept. Use it on a hand-made bundle, on one collected with\n" +
+			"--no-redact, or with --redact-config patterns the first run did not have.\n\n" +
+			"OUT is a new archive: tar.zst, or tar.gz or tar when its name ends so; it must not\n" +
+			"exist. Its manifest keeps IN's header and errors (their messages redacted too), and\n" +
+			"lists every file re-hashed with its redaction count added to IN's. Refused entries\n" +
+			"of IN are reported on stderr and left out; damage stops the run with exit status 2\n" +
+			"and writes nothing.\n\n" +
+			"Examples:\n" +
+			"   rwdiag bundle redact samples/oom-crash-loop oom-redacted.tar.zst\n" +
+			"   rwdiag bundle redact --redact-config acme.yaml rwdiag-prod-20261129T204300Z.tar.zst prod-redacted.tar.zst",
+		Flags: append([]ucli.Flag{
+			&ucli.StringFlag{Name: "redact-config", Usage: "add the redaction patterns of `FILE` (YAML; see collect.LoadRedactConfig)"},
+		}, limitFlags()...),
+		Action: runRedact,
+	}
+}
+
+func runRedact(c *ucli.Context) error {
+	args, err := exactArgs(c, "IN", "OUT")
+	if err != nil {
+		return err
+	}
+	in, out := args[0], args[1]
+	if _, err := os.Lstat(out); err == nil {
+		return usageError(c, "%s exists: redact writes a new bundle and never overwrites", out)
+	}
+	if fi, err := os.Stat(in); err == nil && fi.IsDir() {
+		// The writer stages beside OUT: inside IN, the reader would see it.
+		absIn, _ := filepath.Abs(in)
+		absOut, _ := filepath.Abs(out)
+		if strings.HasPrefix(absOut, absIn+string(filepath.Separator)) {
+			return usageError(c, "%s is inside the bundle directory %s: write it elsewhere", out, in)
+		}
+	}
+	var extra []collect.RedactPattern
+	if cfg := c.String("redact-config"); cfg != "" {
+		if extra, err = collect.LoadRedactConfig(cfg); err != nil {
+			return inputError(err)
+		}
+	}
+	red, err := collect.NewRedactor(extra)
+	if err != nil {
+		return inputError(err)
+	}
+	opts, err := readerOptions(c)
+	if err != nil {
+		return err
+	}
+	// The manifest may sit anywhere (a directory lists it after kubernetes/):
+	// find it first, so that each file's record is at hand when it is copied.
+	old, err := findManifest(in, opts)
+	if err != nil {
+		return err
+	}
+	r, err := openBundle(c, in)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	w, err := bundle.NewWriter(out, bundle.WriterOptions{Root: archiveRoot(out), Format: formatFor(out)})
+	if err != nil {
+		w, err = bundle.NewWriter(out, bundle.WriterOptions{Format: formatFor(out)})
+	}
+	if err != nil {
+		return inputError(err)
+	}
+	files, redacted := 0, 0
+	for {
+		e, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			if bundle.Fatal(err) {
+				w.Abort()
+				return inputError(fmt.Errorf("%s: %w", r.Name(), err))
+			}
+			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %v (left out)\n", r.Name(), err)
+			continue
+		}
+		if e.Kind == bundle.KindManifest {
+			continue
+		}
+		n, err := redactEntry(w, red, e, old)
+		if err != nil {
+			if bundle.Fatal(err) {
+				w.Abort()
+				return inputError(fmt.Errorf("%s: %w", r.Name(), err))
+			}
+			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %s: %v\n", r.Name(), e.Path, err)
+		}
+		files++
+		redacted += n
+	}
+	w.Update(func(m *bundle.Manifest) {
+		if old != nil {
+			m.Tool, m.CollectedAt, m.FinishedAt = old.Tool, old.CollectedAt, old.FinishedAt
+			m.Namespace, m.Cluster, m.RisingWaveVersion = old.Namespace, old.Cluster, old.RisingWaveVersion
+			m.Complete, m.IncompleteReason = old.Complete, old.IncompleteReason
+			for _, e := range old.Errors {
+				e.Error = redactString(red, e.Error)
+				m.Errors = append(m.Errors, e)
+			}
+		} else {
+			// A hand-made bundle: its maker is unknown, its content whole.
+			m.Tool = bundle.Tool{Name: "rwdiag", Version: versionString()}
+		}
+		m.Redaction = mergeRedaction(old, red.Report())
+	})
+	if err := w.Close(); err != nil {
+		return inputError(err)
+	}
+	fmt.Fprintf(c.App.Writer, "redacted %d values in %d files of %s; wrote %s\n", redacted, files, r.Name(), out)
+	return nil
+}
+
+// findManifest returns the bundle's manifest, or nil for a hand-made bundle.
+func findManifest(name string, opts bundle.Options) (*bundle.Manifest, error) {
+	r, err := bundle.Open(name, opts)
+	if err != nil {
+		return nil, inputError(err)
+	}
+	defer r.Close()
+	for {
+		e, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		if err != nil {
+			if bundle.Fatal(err) {
+				return nil, inputError(fmt.Errorf("%s: %w", r.Name(), err))
+			}
+			continue
+		}
+		if e.Kind == bundle.KindManifest {
+			m, err := bundle.DecodeManifest(e)
+			if err != nil {
+				return nil, inputError(fmt.Errorf("%s: %w", r.Name(), err))
+			}
+			return m, nil
+		}
+	}
+}
+
+// redactEntry copies one file, redacted by its kind, and returns how many
+// values it replaced. A file that could not be read whole keeps what was
+// read, with the error; a file not in the shape its kind says (JSON, psql
+// CSV) is redacted as text, with a warning.
+func redactEntry(w *bundle.Writer, red *collect.Redactor, e *bundle.Entry, old *bundle.Manifest) (int, error) {
+	var prev bundle.FileEntry
+	source := "rwdiag bundle redact"
+	if old != nil {
+		if fe, ok := old.File(e.Path); ok {
+			prev = fe
+			source = fe.Source
+		}
+	}
+	f, err := w.Create(e.Path, source)
+	if err != nil {
+		return 0, err
+	}
+	var n int
+	var readErr, warn error
+	switch e.Kind {
+	case bundle.KindPods, bundle.KindEvents, bundle.KindNodes, bundle.KindKubeObjects:
+		var data []byte
+		data, readErr = io.ReadAll(e)
+		var out []byte
+		// Not JSON: out is data through the text rules, safe to keep.
+		out, n, warn = red.KubeJSON(e.Path, data)
+		_, err = f.Write(out)
+	case bundle.KindSQLTable:
+		var data []byte
+		data, readErr = io.ReadAll(e)
+		var out []byte
+		out, n, warn = red.PsqlCSV(e.Name, data)
+		_, err = f.Write(out)
+	default:
+		var werr error
+		n, werr = red.TextStream(e.Path, f, e)
+		if werr != nil {
+			// TextStream cannot tell a read error from a write error; a
+			// bundle entry's read error is the likelier, and Fatal knows it.
+			readErr = werr
+		}
+	}
+	f.AddRedacted(prev.Redacted + n)
+	if prev.Truncated {
+		f.SetTruncated()
+	}
+	switch {
+	case readErr != nil:
+		f.SetError(readErr)
+	case prev.Error != "":
+		f.SetError(errors.New(redactString(red, prev.Error)))
+	}
+	if cerr := f.Close(); cerr != nil && err == nil {
+		err = cerr
+	}
+	if readErr != nil && bundle.Fatal(readErr) {
+		return n, readErr
+	}
+	return n, errors.Join(err, readErr, warn)
+}
+
+func redactString(red *collect.Redactor, s string) string {
+	out, _ := red.Text("", []byte(s))
+	return string(out)
+}
+
+// mergeRedaction adds this run's counts to those IN's manifest recorded.
+func mergeRedaction(old *bundle.Manifest, now bundle.RedactionReport) bundle.RedactionReport {
+	rep := bundle.RedactionReport{Enabled: true, Counts: map[string]int{}}
+	if old != nil {
+		for k, v := range old.Redaction.Counts {
+			rep.Counts[k] += v
+		}
+		rep.Total += old.Redaction.Total
+	}
+	for k, v := range now.Counts {
+		rep.Counts[k] += v
+	}
+	rep.Total += now.Total
+	if len(rep.Counts) == 0 {
+		rep.Counts = nil
+	}
+	return rep
+}
+
+// formatFor picks OUT's container from its name: tar.zst unless it ends in
+// .tar.gz, .tgz or .tar.
+func formatFor(name string) bundle.Format {
+	switch n := strings.ToLower(name); {
+	case strings.HasSuffix(n, ".tar.gz"), strings.HasSuffix(n, ".tgz"):
+		return bundle.FormatTarGzip
+	case strings.HasSuffix(n, ".tar"):
+		return bundle.FormatTar
+	}
+	return bundle.FormatTarZstd
+}
+
+// archiveRoot is the top-level directory of OUT's entries: its name without
+// the archive suffixes.
+func archiveRoot(name string) string {
+	base := filepath.Base(name)
+	for _, suf := range []string{".tar.zst", ".tar.gz", ".tgz", ".tar", ".zst"} {
+		if len(base) > len(suf) && strings.HasSuffix(strings.ToLower(base), suf) {
+			return base[:len(base)-len(suf)]
+		}
+	}
+	return base
+}
