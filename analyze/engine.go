@@ -331,6 +331,9 @@ func rowEvidence(signal string, row Row) Evidence {
 		e.Time = t.UTC()
 	}
 	if s, ok := row["series"].(string); ok {
+		if s == "" || s == "{}" {
+			s = signal // an aggregate with no labels left: name it by its signal
+		}
 		e.Series = s
 		if v := toFloat(row["value"]); !math.IsNaN(v) && !math.IsInf(v, 0) {
 			e.Value = &v
@@ -490,18 +493,29 @@ func dedupe(ss []string) []string {
 
 var identRE = regexp.MustCompile(`[A-Za-z_][A-Za-z0-9_]*`)
 
-// annotateSQL gives SQL rows a path (the first dumped table the query names)
-// and a text, for evidence.
+// annotateSQL gives SQL rows a path (of the dumped table the query names
+// whose columns hold most of the row's fields) and a text, for evidence.
 func (ev *Gathered) annotateSQL(q string, rows []Row) {
-	path := ""
-	loaded := map[string]bool{}
+	tables := map[string][]string{}
 	for _, t := range ev.SQL.Tables() {
-		loaded[t.Name] = true
+		tables[t.Name] = t.Columns
 	}
+	path, best := "", -1
 	for _, id := range identRE.FindAllString(q, -1) {
-		if loaded[id] {
-			path = bundle.SQLPath(id)
-			break
+		cols, ok := tables[id]
+		if !ok {
+			continue
+		}
+		score := 0
+		if len(rows) > 0 {
+			for _, c := range cols {
+				if _, ok := rows[0][c]; ok {
+					score++
+				}
+			}
+		}
+		if score > best {
+			path, best = bundle.SQLPath(id), score
 		}
 	}
 	for _, row := range rows {
@@ -513,7 +527,6 @@ func (ev *Gathered) annotateSQL(q string, rows []Row) {
 		}
 	}
 }
-
 // collectHint says how to capture the files of the given kinds.
 func collectHint(kinds []bundle.Kind) string {
 	var hints []string

@@ -25,9 +25,9 @@ type Gathered struct {
 	Kube     *KubeStore
 	Logs     *LogScanner
 
-	// Time is when the bundle was collected: the manifest's collected_at,
-	// else the last metric sample, else the latest moment in pods.json and
-	// events.json. Zero when none says.
+	// Time is when the bundle was collected: the manifest's finished_at (or
+	// collected_at), else the last metric sample, else the latest moment in
+	// pods.json and events.json. Zero when none says.
 	Time time.Time
 
 	// containers seen per pod in log paths, for pods missing from pods.json.
@@ -214,6 +214,8 @@ func (ev *Gathered) finish() {
 		ev.Info.RisingWaveVersion = ev.detectVersion()
 	}
 	switch _, last := ev.Metrics.Span(); {
+	case ev.Manifest != nil && !ev.Manifest.FinishedAt.IsZero():
+		ev.Time = ev.Manifest.FinishedAt.UTC()
 	case ev.Manifest != nil && !ev.Manifest.CollectedAt.IsZero():
 		ev.Time = ev.Manifest.CollectedAt.UTC()
 	case !last.IsZero():
