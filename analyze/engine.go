@@ -527,6 +527,7 @@ func (ev *Gathered) annotateSQL(q string, rows []Row) {
 		}
 	}
 }
+
 // collectHint says how to capture the files of the given kinds.
 func collectHint(kinds []bundle.Kind) string {
 	var hints []string

@@ -32,15 +32,18 @@ const (
 	FormatJSON Format = "json"
 	// FormatMarkdown is for pasting into a ticket.
 	FormatMarkdown Format = "markdown"
+	// FormatHTML is one self-contained page to look at in a browser: it
+	// loads nothing, so it works on an air-gapped laptop. See report_html.go.
+	FormatHTML Format = "html"
 )
 
-// ParseFormat parses "table", "json" or "markdown".
+// ParseFormat parses "table", "json", "markdown" or "html".
 func ParseFormat(s string) (Format, error) {
 	switch f := Format(s); f {
-	case FormatTable, FormatJSON, FormatMarkdown:
+	case FormatTable, FormatJSON, FormatMarkdown, FormatHTML:
 		return f, nil
 	}
-	return "", fmt.Errorf("unknown report format %q (want table, json or markdown)", s)
+	return "", fmt.Errorf("unknown report format %q (want table, json, markdown or html)", s)
 }
 
 // ParseFailOn parses a --fail-on value: "critical", "warning" or "info",
@@ -103,7 +106,12 @@ func findingStatusRank(s Status) int {
 // Write writes the report in format f. It renders a sorted copy (see Sort)
 // and leaves r as it is. Nothing in the output depends on the time it is
 // written.
-func (r *Report) Write(w io.Writer, f Format) error {
+func (r *Report) Write(w io.Writer, f Format) error { return r.WriteWith(w, f, nil) }
+
+// WriteWith is Write with forensics (see Investigate), which the Markdown
+// and HTML formats show: the timeline around each finding and, in HTML,
+// charts of each finding's metrics. x may be nil.
+func (r *Report) WriteWith(w io.Writer, f Format, x *Forensics) error {
 	c := r.sortedCopy()
 	bw := bufio.NewWriter(w)
 	var err error
@@ -111,11 +119,13 @@ func (r *Report) Write(w io.Writer, f Format) error {
 	case FormatJSON:
 		err = c.writeJSON(bw)
 	case FormatMarkdown:
-		err = c.writeMarkdown(bw)
+		err = c.writeMarkdown(bw, x)
 	case FormatTable:
 		err = c.writeTable(bw)
+	case FormatHTML:
+		err = c.writeHTML(bw, x)
 	default:
-		return fmt.Errorf("unknown report format %q (want table, json or markdown)", f)
+		return fmt.Errorf("unknown report format %q (want table, json, markdown or html)", f)
 	}
 	if err != nil {
 		return err
@@ -612,7 +622,11 @@ func breakCellWord(word string, n int) (head, tail string) {
 // mdMaxExcerpt is how many characters of an evidence excerpt Markdown shows.
 const mdMaxExcerpt = 200
 
-func (r *Report) writeMarkdown(w io.Writer) error {
+// mdExcerptEntries is how many timeline entries Markdown shows around a
+// finding.
+const mdExcerptEntries = 15
+
+func (r *Report) writeMarkdown(w io.Writer, x *Forensics) error {
 	p := &reportPrinter{w: w}
 	b := r.Bundle
 	p.printf("# rwdiag report: %s\n\n", mdCode(b.Path))
@@ -642,13 +656,13 @@ func (r *Report) writeMarkdown(w io.Writer) error {
 	if len(firing) > 0 {
 		p.printf("\n## Findings\n")
 		for _, f := range firing {
-			writeFindingMarkdown(p, f)
+			writeFindingMarkdown(p, f, x)
 		}
 	}
 	if len(inconclusive) > 0 {
 		p.printf("\n## Inconclusive\n\nThese rules could not be decided: their inputs are missing from the bundle.\n")
 		for _, f := range inconclusive {
-			writeFindingMarkdown(p, f)
+			writeFindingMarkdown(p, f, nil)
 		}
 	}
 
@@ -671,7 +685,7 @@ func (r *Report) writeMarkdown(w io.Writer) error {
 	return p.err
 }
 
-func writeFindingMarkdown(p *reportPrinter, f Finding) {
+func writeFindingMarkdown(p *reportPrinter, f Finding, x *Forensics) {
 	p.printf("\n### [%s] %s — %s\n\n", strings.ToUpper(f.Severity.String()), mdText(f.Title), mdCode(f.Subject))
 	p.printf("**Pattern:** %s · **Rule:** %s · **Status:** %s", mdCode(f.Pattern), mdCode(f.Rule), f.Status)
 	if f.Fingerprint != "" {
@@ -685,6 +699,18 @@ func writeFindingMarkdown(p *reportPrinter, f Finding) {
 		p.printf("\n**Evidence**\n\n| Source | Time | Excerpt |\n|---|---|---|\n")
 		for _, e := range f.Evidence {
 			p.printf("| %s | %s | %s |\n", mdCode(evidenceSource(e)), reportTime(e.Time), mdExcerpt(evidenceExcerpt(e)))
+		}
+	}
+	if ex, ok := x.Excerpt(f, mdExcerptEntries); ok {
+		p.printf("\n**Timeline** (%s to %s, %d minutes either side of the evidence", timelineTime(ex.From), timelineTime(ex.To), int(ExcerptWindow/time.Minute))
+		if ex.More > 0 {
+			p.printf("; %d more %s in `rwdiag timeline`", ex.More, pluralize(ex.More, "entry", "entries"))
+		}
+		p.printf(")\n\n")
+		if len(ex.Entries) == 0 {
+			p.printf("Nothing else happened in this window.\n")
+		} else {
+			writeTimelineTable(p, ex.Entries)
 		}
 	}
 	if rem := strings.TrimSpace(f.Remediation); rem != "" {

@@ -76,10 +76,11 @@ func analyzeCommand() *ucli.Command {
 			"Examples:\n" +
 			"   rwdiag analyze samples/compound-incident\n" +
 			"   rwdiag analyze --format markdown -o ticket.md rwdiag-prod-20261129T204300Z.tar.zst\n" +
+			"   rwdiag analyze -o report.html bundle.tar.zst   # one self-contained page with charts\n" +
 			"   rwdiag analyze --format json --fail-on never bundle.tar.zst | jq '.findings[].subject'\n" +
 			"   rwdiag analyze --rules ./my-rules --disable sink-blockage-decoupled-lag bundle.tar.zst",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT` of the report: table, json or markdown (default: table, or as -o's extension says: .json, .md)"},
+			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT` of the report: table, json, markdown or html (default: table, or as -o's extension says: .json, .md, .html)"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` ('-' is stdout)"},
 			&ucli.StringFlag{Name: "fail-on", Value: "warning", Usage: "exit 1 when a firing finding is at or above `SEVERITY` (critical, warning, info, never)"},
 		}, ruleFlags()...),
@@ -108,12 +109,18 @@ func runAnalyze(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	rep, err := analyze.Analyze(c.Context, c.Args().First(), rs, opts)
+	var rep *analyze.Report
+	var x *analyze.Forensics // the timeline and metric history that Markdown and HTML show
+	if format == analyze.FormatMarkdown || format == analyze.FormatHTML {
+		rep, x, err = analyze.Investigate(c.Context, c.Args().First(), rs, opts, analyze.TimelineOptions{})
+	} else {
+		rep, err = analyze.Analyze(c.Context, c.Args().First(), rs, opts)
+	}
 	if err != nil {
 		return inputError(err)
 	}
 	rep.ToolVersion = versionString()
-	if err := writeOutput(c, out, func(w io.Writer) error { return rep.Write(w, format) }); err != nil {
+	if err := writeOutput(c, out, func(w io.Writer) error { return rep.WriteWith(w, format, x) }); err != nil {
 		return err
 	}
 	for _, p := range rep.Bundle.Problems {
@@ -135,6 +142,8 @@ func reportFormat(flag, out string) (analyze.Format, error) {
 		return analyze.ParseFormat("json")
 	case ".md", ".markdown":
 		return analyze.ParseFormat("markdown")
+	case ".html", ".htm":
+		return analyze.ParseFormat("html")
 	}
 	return analyze.ParseFormat("table")
 }

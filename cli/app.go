@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync/atomic"
 
 	ucli "github.com/urfave/cli/v2"
 )
@@ -62,9 +63,15 @@ func commandName(c *ucli.Context) string {
 
 // Run runs rwdiag with args (os.Args: the program name first) and returns the
 // exit code. When ctx is cancelled before the command finishes, Run returns
-// exitInterrupted at once; the caller is expected to exit.
+// exitInterrupted at once, and the caller is expected to exit; a command
+// that called finishOnInterrupt (collect) is waited for instead, since it
+// writes what it has. Run as kubectl-rwdiag, the app calls itself
+// "kubectl rwdiag".
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
+	if len(args) > 0 {
+		asKubectlPlugin(app, args[0])
+	}
 	args = interspersed(app, args)
 	done := make(chan error, 1)
 	go func() { done <- app.RunContext(ctx, args) }()
@@ -72,8 +79,24 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	case err := <-done:
 		return exitCode(err, stderr)
 	case <-ctx.Done():
+		if finishing, _ := app.Metadata[metaFinishing].(*atomic.Bool); finishing != nil && finishing.Load() {
+			fmt.Fprintln(stderr, "rwdiag: interrupted: writing what was collected (interrupt again to quit at once)")
+			return exitCode(<-done, stderr)
+		}
 		fmt.Fprintln(stderr, "rwdiag: interrupted")
 		return exitInterrupted
+	}
+}
+
+// metaFinishing keys the app's flag that the running command finishes its
+// work when interrupted.
+const metaFinishing = "finish-on-interrupt"
+
+// finishOnInterrupt tells Run that the command handles an interruption
+// itself and must be waited for.
+func finishOnInterrupt(c *ucli.Context) {
+	if f, ok := c.App.Metadata[metaFinishing].(*atomic.Bool); ok {
+		f.Store(true)
 	}
 }
 
@@ -100,6 +123,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Description: "rwdiag reads a bundle: a directory or a tar, tar.zst or tar.gz archive of what\n" +
 			"kubectl, curl and psql print about a RisingWave cluster (see docs/bundle-format.md).\n\n" +
 			"Examples:\n" +
+			"   rwdiag collect -n risingwave\n" +
 			"   rwdiag bundle inspect samples/oom-crash-loop\n" +
 			"   rwdiag bundle verify rwdiag-prod-20261129T204300Z.tar.zst\n" +
 			"   rwdiag --max-total-bytes 200GiB bundle extract big.tar.zst ./big\n" +
@@ -111,7 +135,8 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Flags:          limitFlags(),
 		ExitErrHandler: func(*ucli.Context, error) {}, // Run maps errors to exit codes; nothing here may os.Exit
 		Action:         requireCommand,
-		Commands:       []*ucli.Command{analyzeCommand(), rulesCommand(), sqlCommand(), bundleCommand(), versionCommand()},
+		Commands:       []*ucli.Command{collectCommand(), analyzeCommand(), timelineCommand(), diffCommand(), rulesCommand(), sqlCommand(), bundleCommand(), versionCommand()},
+		Metadata:       map[string]any{metaFinishing: new(atomic.Bool)},
 	}
 	app.OnUsageError = onUsageError
 	for _, c := range app.Commands {

@@ -1,7 +1,6 @@
 package collect
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -82,6 +81,13 @@ func Run(ctx context.Context, opts Options, progress Progress) (*Result, error) 
 	defer cancelRun()
 	hard, cancelHard := context.WithCancelCause(context.WithoutCancel(ctx))
 	defer cancelHard(nil)
+	c := &collector{
+		opts: opts, kube: kube, red: red,
+		run: run, hard: hard, parent: ctx,
+		progress: progress,
+		sem:      make(chan struct{}, opts.Concurrency),
+		logs:     &logBudget{remaining: opts.LogBudget},
+	}
 	finished := make(chan struct{})
 	defer close(finished)
 	go func() {
@@ -94,18 +100,10 @@ func Run(ctx context.Context, opts Options, progress Progress) (*Result, error) 
 		defer t.Stop()
 		select {
 		case <-t.C:
-			cancelHard(fmt.Errorf("%w, and the %v grace period for calls in flight ended", context.Cause(run), opts.Grace))
+			cancelHard(fmt.Errorf("%s, and the %v given to calls in flight passed", c.stopReason(), opts.Grace))
 		case <-finished:
 		}
 	}()
-
-	c := &collector{
-		opts: opts, kube: kube, red: red,
-		run: run, hard: hard, parent: ctx,
-		progress: progress,
-		sem:      make(chan struct{}, opts.Concurrency),
-		logs:     &logBudget{remaining: opts.LogBudget},
-	}
 
 	// The pods come first: they name the cluster, hence the bundle.
 	progress.Add(1)
@@ -509,10 +507,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-// firstLine shortens a message for one line of the summary.
+// firstLine makes a message one line of the summary: white space runs,
+// line ends included, become one space, and a long message is cut.
 func firstLine(s string) string {
-	if i := bytes.IndexByte([]byte(s), '\n'); i >= 0 {
-		return s[:i] + " ..."
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > 400 {
+		s = s[:400] + " ..."
 	}
 	return s
 }

@@ -9,5 +9,11 @@
 // concurrency), fails forward (a failed step is recorded in the manifest and
 // the run goes on) and redacts secrets by default.
 //
-// collect imports bundle, never analyze.
+// Run is the whole collection: Options say what and how (DefaultOptions has
+// the documented defaults), Result is what was written, with a summary of
+// what is missing and why. CollectSQL is the SQL half on its own; Redactor
+// does the redaction, for Run and for `rwdiag bundle redact`.
+//
+// collect imports bundle, never analyze; its tests may (the end-to-end test
+// analyses what it collected).
 package collect

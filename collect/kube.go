@@ -212,7 +212,8 @@ func (c *collector) kubectlGet(resource string, namespaced bool, selector string
 }
 
 // discoverPods lists the RisingWave pods: with --selector, those it selects;
-// else the union of the discovery selectors. It returns them sorted by name.
+// else the union of the discovery selectors, in the API server's order (as
+// kubectl prints them).
 func (c *collector) discoverPods() ([]unstructured.Unstructured, string, error) {
 	selectors := discoverySelectors
 	if c.opts.Selector != "" {
@@ -239,7 +240,6 @@ func (c *collector) discoverPods() ([]unstructured.Unstructured, string, error) 
 	if len(errs) == len(selectors) {
 		return nil, "", fmt.Errorf("%s", strings.Join(slices.Compact(errs), "; "))
 	}
-	slices.SortFunc(pods, func(a, b unstructured.Unstructured) int { return strings.Compare(a.GetName(), b.GetName()) })
 	return pods, strings.Join(sources, " + "), nil
 }
 

@@ -1,0 +1,533 @@
+package analyze
+
+import (
+	"cmp"
+	_ "embed"
+	"fmt"
+	"html"
+	"html/template"
+	"io"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The HTML report is one self-contained page: inline CSS, charts as inline
+// SVG, no script, no font, no image, nothing fetched. Its Content Security
+// Policy (default-src 'none') makes a browser refuse any load that might
+// slip in. Everything from the bundle goes through html/template.
+
+//go:embed html/report.html.tmpl
+var reportHTMLTemplate string
+
+var reportHTML = template.Must(template.New("report").Funcs(template.FuncMap{
+	"lower": strings.ToLower,
+	"upper": strings.ToUpper,
+	"time":  timelineTime,
+	"rfc":   reportTime,
+	"src":   evidenceSource,
+	"esrc":  entrySource,
+	"who":   entryWho,
+	"clean": func(s string) string { return sanitizeText(s, true) },
+	"link":  func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
+}).Parse(reportHTMLTemplate))
+
+// htmlExcerptEntries is how many timeline entries the page shows around a
+// finding, and htmlTimelineEntries how many in the full timeline.
+const (
+	htmlExcerptEntries  = 20
+	htmlTimelineEntries = 2000
+)
+
+type htmlPage struct {
+	R            *Report
+	Summary      string
+	RulesLine    string
+	Shape        string
+	Cluster      string
+	Notes        []string
+	Firing       []htmlFinding
+	Inconclusive []htmlFinding
+	Notable      []RuleResult
+	Timeline     htmlEntries
+	TimelineMore int
+	TimelineNote []string
+	HasTimeline  bool
+}
+
+type htmlFinding struct {
+	F           Finding
+	Anchor      string
+	Remediation template.HTML
+	Charts      []htmlChart
+	NoData      []string // signals without a series
+	Excerpt     *Excerpt
+	ExcerptRows htmlEntries
+	FirstHeld   string
+}
+
+// htmlEntries are timeline rows; those of the finding they are shown with
+// (its metric moment, the lines its evidence cites) are marked.
+type htmlEntries struct {
+	Entries []TimelineEntry
+	own     func(TimelineEntry) bool
+}
+
+// Own reports whether e belongs to the finding the rows are shown with.
+func (h htmlEntries) Own(e TimelineEntry) bool { return h.own != nil && h.own(e) }
+
+func (r *Report) writeHTML(w io.Writer, x *Forensics) error {
+	page := htmlPage{R: r, Summary: r.tally().summaryLine(), RulesLine: r.rulesLine(),
+		Shape: reportBundleShape(r.Bundle), Cluster: reportClusterLine(r.Bundle), Notes: reportBundleNotes(r.Bundle),
+		Notable: r.notableRules()}
+	for _, f := range r.Findings {
+		hf := htmlFinding{F: f, Anchor: "f-" + f.Fingerprint, Remediation: markdownHTML(f.Remediation)}
+		if f.Status != StatusFiring {
+			page.Inconclusive = append(page.Inconclusive, hf)
+			continue
+		}
+		if x != nil {
+			if h := x.History[f.Fingerprint]; h != nil {
+				for _, s := range h.Signals {
+					if len(s.Series) == 0 {
+						hf.NoData = append(hf.NoData, s.Name)
+						continue
+					}
+					hf.Charts = append(hf.Charts, buildChart(h, s))
+				}
+				if !h.FirstHeld.IsZero() {
+					hf.FirstHeld = timelineTime(h.FirstHeld)
+				}
+			}
+			if ex, ok := x.Excerpt(f, htmlExcerptEntries); ok {
+				hf.Excerpt = &ex
+				hf.ExcerptRows = htmlEntries{Entries: ex.Entries, own: ownEntries(f)}
+			}
+		}
+		page.Firing = append(page.Firing, hf)
+	}
+	if x != nil && x.Timeline != nil {
+		page.HasTimeline = true
+		page.Timeline.Entries = x.Timeline.Entries
+		if n := len(x.Timeline.Entries); n > htmlTimelineEntries {
+			page.TimelineMore = n - htmlTimelineEntries
+			page.Timeline.Entries = x.Timeline.Entries[:htmlTimelineEntries]
+		}
+		page.TimelineNote = x.Timeline.Notes
+	}
+	if err := reportHTML.Execute(w, page); err != nil {
+		return fmt.Errorf("render html: %w", err)
+	}
+	return nil
+}
+
+// ---- charts ----
+
+// Chart geometry, in SVG user units.
+const (
+	chartW, chartH                = 560, 230
+	chartLeft, chartRight         = 62, 30
+	chartTop, chartBottom         = 14, 36
+	chartMaxSeries                = 10
+	chartPlotW            float64 = chartW - chartLeft - chartRight
+	chartPlotH            float64 = chartH - chartTop - chartBottom
+)
+
+type htmlChart struct {
+	Signal      string
+	Description string
+	PromQL      string
+	W, H        int
+	// Plot area.
+	X0, X1, Y0, Y1 float64
+	XTicks         []chartTick
+	YTicks         []chartTick
+	Lines          []chartLine
+	Marker         *chartTick // when the rule first held
+	Caption        string
+	More           int // series not drawn
+}
+
+type chartTick struct {
+	Pos   float64
+	Label string
+}
+
+type chartLine struct {
+	Class   string // colour class, c0..c9
+	Label   string
+	Subject bool
+	Points  []string // "x,y x,y ..." per unbroken run
+	Dots    []chartDot
+}
+
+type chartDot struct{ X, Y float64 }
+
+// buildChart lays out one signal's series over the history's times.
+func buildChart(h *MetricHistory, s SignalHistory) htmlChart {
+	c := htmlChart{Signal: s.Name, Description: s.Description, PromQL: s.PromQL, W: chartW, H: chartH,
+		X0: chartLeft, X1: chartW - chartRight, Y0: chartTop, Y1: chartH - chartBottom}
+	series := slices.Clone(s.Series)
+	slices.SortStableFunc(series, func(a, b SeriesHistory) int {
+		if a.Subject != b.Subject {
+			if a.Subject {
+				return -1
+			}
+			return 1
+		}
+		return cmp.Or(cmp.Compare(seriesMax(b), seriesMax(a)), cmp.Compare(a.Series, b.Series))
+	})
+	if len(series) > chartMaxSeries {
+		c.More = len(series) - chartMaxSeries
+		series = series[:chartMaxSeries]
+	}
+	t0, t1 := h.Times[0], h.Times[len(h.Times)-1]
+	if !t1.After(t0) {
+		t0, t1 = t0.Add(-30*time.Second), t1.Add(30*time.Second)
+	}
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, se := range series {
+		for _, p := range se.Points {
+			lo, hi = min(lo, p.V), max(hi, p.V)
+		}
+	}
+	if lo >= 0 {
+		lo = 0 // most metrics are amounts: start at zero
+	}
+	bytesUnit := strings.Contains(s.PromQL, "bytes")
+	// Bytes get round binary ticks: 2 GiB, not 2.15 GB.
+	unit := 1.0
+	for bytesUnit && max(math.Abs(lo), math.Abs(hi))/unit >= 1024 && unit < 1<<50 {
+		unit *= 1024
+	}
+	ticks, lo, hi := niceTicks(lo/unit, hi/unit, 5)
+	for i := range ticks {
+		ticks[i] *= unit
+	}
+	lo, hi = lo*unit, hi*unit
+	for _, v := range ticks {
+		c.YTicks = append(c.YTicks, chartTick{Pos: yPos(v, lo, hi), Label: chartValue(v, bytesUnit)})
+	}
+	xPos := func(t time.Time) float64 {
+		return chartLeft + chartPlotW*float64(t.Sub(t0))/float64(t1.Sub(t0))
+	}
+	for _, t := range timeTicks(t0, t1, 5) {
+		label := t.Format("15:04:05")
+		c.XTicks = append(c.XTicks, chartTick{Pos: xPos(t), Label: label})
+	}
+	if !h.FirstHeld.IsZero() {
+		c.Marker = &chartTick{Pos: xPos(h.FirstHeld), Label: "rule held"}
+	}
+	labels := seriesLabels(series, s.Name)
+	// A series absent at an evaluation time breaks its line there.
+	timeIndex := map[int64]int{}
+	for i, t := range h.Times {
+		timeIndex[t.UnixMilli()] = i
+	}
+	for i, se := range series {
+		l := chartLine{Class: "c" + strconv.Itoa(i), Label: labels[i], Subject: se.Subject}
+		var run []string
+		last := -2
+		for _, p := range se.Points {
+			j := timeIndex[p.T.UnixMilli()]
+			if j != last+1 && len(run) > 0 {
+				l.Points = append(l.Points, strings.Join(run, " "))
+				run = nil
+			}
+			x, y := xPos(p.T), yPos(p.V, lo, hi)
+			run = append(run, strconv.FormatFloat(x, 'f', 1, 64)+","+strconv.FormatFloat(y, 'f', 1, 64))
+			if len(se.Points) <= 40 {
+				l.Dots = append(l.Dots, chartDot{X: math.Round(x*10) / 10, Y: math.Round(y*10) / 10})
+			}
+			last = j
+		}
+		if len(run) > 0 {
+			l.Points = append(l.Points, strings.Join(run, " "))
+		}
+		c.Lines = append(c.Lines, l)
+	}
+	c.Caption = fmt.Sprintf("%s to %s UTC, %d %s", t0.Format("2006-01-02 15:04:05"), t1.Format("15:04:05"),
+		len(h.Times), pluralize(len(h.Times), "evaluation", "evaluations"))
+	return c
+}
+
+func yPos(v, lo, hi float64) float64 {
+	if hi <= lo {
+		return chartTop + chartPlotH/2
+	}
+	return chartTop + chartPlotH*(1-(v-lo)/(hi-lo))
+}
+
+func seriesMax(s SeriesHistory) float64 {
+	m := math.Inf(-1)
+	for _, p := range s.Points {
+		m = max(m, p.V)
+	}
+	return m
+}
+
+// seriesLabels names each series by the labels that tell it apart from
+// the others; a lone series by its labels, else the signal's name.
+func seriesLabels(series []SeriesHistory, signal string) []string {
+	out := make([]string, len(series))
+	differ := map[string]bool{}
+	for _, se := range series {
+		for k, v := range se.Labels {
+			for _, o := range series {
+				if o.Labels[k] != v {
+					differ[k] = true
+				}
+			}
+		}
+	}
+	for i, se := range series {
+		ls := map[string]string{}
+		for k, v := range se.Labels {
+			if differ[k] || len(series) == 1 {
+				ls[k] = v
+			}
+		}
+		out[i] = shortLabels(ls)
+		if out[i] == "" {
+			out[i] = signal
+		}
+	}
+	return out
+}
+
+// niceTicks covers [lo, hi] with about n round values and returns them
+// and the covered range.
+func niceTicks(lo, hi float64, n int) ([]float64, float64, float64) {
+	if math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		lo, hi = 0, 1
+	}
+	if hi == lo {
+		if hi == 0 {
+			hi = 1
+		} else {
+			lo, hi = lo-math.Abs(lo)/2, hi+math.Abs(hi)/2
+			if lo > 0 && lo < hi/2 {
+				lo = 0
+			}
+		}
+	}
+	raw := (hi - lo) / float64(n-1)
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	step := mag
+	for _, m := range []float64{1, 2, 2.5, 5, 10} {
+		if m*mag >= raw {
+			step = m * mag
+			break
+		}
+	}
+	start := math.Floor(lo/step) * step
+	end := math.Ceil(hi/step) * step
+	var ticks []float64
+	for v := start; v <= end+step/2; v += step {
+		ticks = append(ticks, math.Round(v/step)*step)
+	}
+	return ticks, start, end
+}
+
+// timeTicks are about n round times between t0 and t1.
+func timeTicks(t0, t1 time.Time, n int) []time.Time {
+	span := t1.Sub(t0)
+	steps := []time.Duration{time.Second, 5 * time.Second, 10 * time.Second, 15 * time.Second, 30 * time.Second,
+		time.Minute, 2 * time.Minute, 5 * time.Minute, 10 * time.Minute, 15 * time.Minute, 30 * time.Minute,
+		time.Hour, 2 * time.Hour, 3 * time.Hour, 6 * time.Hour, 12 * time.Hour, 24 * time.Hour}
+	step := steps[len(steps)-1]
+	for _, s := range steps {
+		if span/s <= time.Duration(n) {
+			step = s
+			break
+		}
+	}
+	var out []time.Time
+	for t := t0.Truncate(step); !t.After(t1); t = t.Add(step) {
+		if !t.Before(t0) {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// chartValue labels an axis value: SI prefixes, or binary ones for bytes.
+func chartValue(v float64, bytesUnit bool) string {
+	a := math.Abs(v)
+	if bytesUnit && a >= 1024 {
+		for i, u := range []string{"Ki", "Mi", "Gi", "Ti", "Pi"} {
+			d := math.Pow(1024, float64(i+1))
+			if a < d*1024 || u == "Pi" {
+				return strconv.FormatFloat(v/d, 'g', 3, 64) + " " + u + "B"
+			}
+		}
+	}
+	switch {
+	case a == 0:
+		return "0"
+	case a >= 1e12:
+		return strconv.FormatFloat(v/1e12, 'g', 3, 64) + "T"
+	case a >= 1e9:
+		return strconv.FormatFloat(v/1e9, 'g', 3, 64) + "G"
+	case a >= 1e6:
+		return strconv.FormatFloat(v/1e6, 'g', 3, 64) + "M"
+	case a >= 1e4:
+		return strconv.FormatFloat(v/1e3, 'g', 3, 64) + "k"
+	case a < 1e-3:
+		return strconv.FormatFloat(v, 'e', 1, 64)
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}
+
+// ---- Markdown ----
+
+var (
+	mdFenceRE   = regexp.MustCompile("^\\s*(```+|~~~+)\\s*([\\w+-]*)")
+	mdHeadingRE = regexp.MustCompile(`^\s*(#{1,6})\s+(.*)$`)
+	mdBulletRE  = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
+	mdNumberRE  = regexp.MustCompile(`^(\s*)(\d+)[.)]\s+(.*)$`)
+	mdInlineRE  = regexp.MustCompile("(`+)(.+?)(`+)|\\*\\*([^*]+)\\*\\*|\\[([^\\]]+)\\]\\((https?://[^)\\s]+)\\)")
+)
+
+// markdownHTML renders the Markdown of a rule's remediation as HTML:
+// paragraphs, headings, bullet and numbered lists (whose items may hold
+// indented paragraphs and code blocks), fenced code blocks, inline code,
+// bold and http(s) links. Every piece of text is escaped; anything else
+// shows as the text it is.
+func markdownHTML(md string) template.HTML {
+	var b strings.Builder
+	lines := strings.Split(strings.ReplaceAll(sanitizeText(md, true), "\r", ""), "\n")
+	var para []string // the paragraph being read, at top level or in a list item
+	list := ""        // "ul" or "ol" while in a list
+	flush := func() {
+		if len(para) > 0 {
+			b.WriteString("<p>" + mdInline(strings.Join(para, " ")) + "</p>\n")
+			para = nil
+		}
+	}
+	closeList := func() {
+		flush()
+		if list != "" {
+			b.WriteString("</li></" + list + ">\n")
+			list = ""
+		}
+	}
+	// inItem reports whether line belongs to the open list item: it is
+	// indented, or a list item itself.
+	inItem := func(line string) bool {
+		return list != "" && (indentOf(line) >= 2 || mdBulletRE.MatchString(line) || mdNumberRE.MatchString(line))
+	}
+	for i := 0; i < len(lines); i++ {
+		line := lines[i]
+		if strings.TrimSpace(line) == "" {
+			flush()
+			j := i + 1
+			for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+				j++
+			}
+			if j == len(lines) || !inItem(lines[j]) {
+				closeList()
+			}
+			continue
+		}
+		if m := mdFenceRE.FindStringSubmatch(line); m != nil {
+			if indentOf(line) >= 2 && list != "" {
+				flush()
+			} else {
+				closeList()
+			}
+			fence, indent := m[1], indentOf(line)
+			var code []string
+			for i++; i < len(lines); i++ {
+				if strings.HasPrefix(strings.TrimSpace(lines[i]), fence) {
+					break
+				}
+				l := lines[i]
+				l = l[min(indent, indentOf(l)):]
+				code = append(code, l)
+			}
+			class := ""
+			if m[2] != "" {
+				class = ` class="lang-` + html.EscapeString(m[2]) + `"`
+			}
+			b.WriteString("<pre><code" + class + ">" + html.EscapeString(strings.Join(code, "\n")) + "</code></pre>\n")
+			continue
+		}
+		if m := mdHeadingRE.FindStringSubmatch(line); m != nil {
+			closeList()
+			level := min(len(m[1])+3, 6)
+			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", level, mdInline(m[2]), level)
+			continue
+		}
+		kind, item, num := "", "", ""
+		if m := mdBulletRE.FindStringSubmatch(line); m != nil {
+			kind, item = "ul", m[2]
+		} else if m := mdNumberRE.FindStringSubmatch(line); m != nil {
+			kind, item, num = "ol", m[3], m[2]
+		}
+		if kind != "" {
+			flush()
+			if list != kind {
+				closeList()
+				if num != "" && num != "1" {
+					b.WriteString(`<ol start="` + num + `"><li>`)
+				} else {
+					b.WriteString("<" + kind + "><li>")
+				}
+				list = kind
+			} else {
+				b.WriteString("</li><li>")
+			}
+			para = append(para, item)
+			continue
+		}
+		if list != "" && indentOf(line) < 2 && len(para) == 0 {
+			closeList()
+		}
+		para = append(para, strings.TrimSpace(line))
+	}
+	closeList()
+	return template.HTML(b.String())
+}
+
+// indentOf counts a line's leading spaces (a tab counts as four).
+func indentOf(s string) int {
+	n := 0
+	for _, c := range s {
+		switch c {
+		case ' ':
+			n++
+		case '\t':
+			n += 4
+		default:
+			return n
+		}
+	}
+	return n
+}
+
+// mdInline renders inline code, bold and links in escaped text.
+func mdInline(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range mdInlineRE.FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(html.EscapeString(s[last:m[0]]))
+		switch {
+		case m[2] >= 0 && s[m[2]:m[3]] == s[m[6]:m[7]]:
+			b.WriteString("<code>" + html.EscapeString(strings.TrimSpace(s[m[4]:m[5]])) + "</code>")
+		case m[2] >= 0:
+			b.WriteString(html.EscapeString(s[m[0]:m[1]]))
+		case m[8] >= 0:
+			b.WriteString("<strong>" + html.EscapeString(s[m[8]:m[9]]) + "</strong>")
+		default:
+			b.WriteString(`<a href="` + html.EscapeString(s[m[12]:m[13]]) + `" rel="noopener noreferrer">` +
+				html.EscapeString(s[m[10]:m[11]]) + "</a>")
+		}
+		last = m[1]
+	}
+	b.WriteString(html.EscapeString(s[last:]))
+	return b.String()
+}

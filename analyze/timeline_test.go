@@ -1,0 +1,493 @@
+package analyze
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// tlBundle is a small bundle with every timeline source: a crashed
+// instance's log without kubectl's prefix (a level-less continuation line, a
+// "+08:00" timestamp, a JSON line), the current log with the prefix (whose
+// own timestamps differ from kubectl's), a meta log, events repeated and
+// not, a container OOM-killed and restarted in the same whole second as its
+// last log line, an event log row spanning two lines, a job being created,
+// and scrapes of a gauge that crosses a test rule's threshold.
+var tlBundle = map[string]string{
+	"logs/rw-compute-0/compute.previous.log": "" +
+		"2026-11-29T20:40:00.100000Z  INFO risingwave_compute::server: Starting compute node\n" +
+		"2026-11-29T20:40:05.200000Z  WARN risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.0s\n" +
+		"> total_memory: 8 GiB\n" +
+		"2026-11-30T04:40:06.300000+08:00 ERROR risingwave_stream::task::barrier_manager: Failed to sync state store\n" +
+		`{"timestamp":"2026-11-29T20:40:07.800000Z","level":"WARN","fields":{"message":"memory is tight","used":"7.9GiB"},"target":"risingwave_compute::memory"}` + "\n",
+	"logs/rw-compute-0/compute.log": "" +
+		"2026-11-29T20:40:10.999999999Z 2026-11-29T20:40:10.100000Z  WARN risingwave_compute::server: heap profiling is off\n" +
+		`2026-11-29T20:40:12.000000000Z {"timestamp":"2026-11-29T20:40:11.500000Z","level":"ERROR","fields":{"message":"actor exit with error","actor_id":7},"target":"risingwave_stream::task::actor_manager"}` + "\n" +
+		"2026-11-29T20:40:13.000000000Z > continuation\n",
+	"logs/rw-meta-0/meta.log": "2026-11-29T20:40:08.000000Z  WARN risingwave_meta::barrier::rpc: get error from response stream\n",
+	"kubernetes/pods.json": `{"kind": "List", "items": [
+{"metadata": {"name": "rw-compute-0", "labels": {"risingwave/component": "compute"}}, "spec": {"containers": [{"name": "compute"}]}, "status": {"containerStatuses": [{"name": "compute", "restartCount": 1, "state": {"running": {"startedAt": "2026-11-29T20:40:07Z"}}, "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137, "startedAt": "2026-11-29T20:39:59Z", "finishedAt": "2026-11-29T20:40:07Z"}}}]}},
+{"metadata": {"name": "rw-meta-0", "labels": {"risingwave/component": "meta"}}, "spec": {"containers": [{"name": "meta"}]}, "status": {"containerStatuses": [{"name": "meta", "restartCount": 0, "state": {"running": {"startedAt": "2026-11-29T19:00:00Z"}}}]}}
+]}`,
+	"kubernetes/events.json": `{"kind": "List", "items": [
+{"kind": "Event", "type": "Warning", "reason": "BackOff", "count": 5, "firstTimestamp": "2026-11-29T20:40:08Z", "lastTimestamp": "2026-11-29T20:40:30Z", "message": "Back-off restarting failed container compute", "involvedObject": {"kind": "Pod", "name": "rw-compute-0", "fieldPath": "spec.containers{compute}"}},
+{"kind": "Event", "type": "Normal", "reason": "Scheduled", "count": 1, "firstTimestamp": "2026-11-29T20:39:00Z", "lastTimestamp": "2026-11-29T20:39:00Z", "message": "Successfully assigned", "involvedObject": {"kind": "Pod", "name": "rw-meta-0"}},
+{"kind": "Event", "type": "Warning", "reason": "OOMKilling", "count": 1, "firstTimestamp": "2026-11-29T20:40:07Z", "lastTimestamp": "2026-11-29T20:40:07Z", "message": "Memory cgroup out of memory: Killed process 42 (risingwave)", "involvedObject": {"kind": "Node", "name": "node-1"}}
+]}`,
+	"sql/rw_event_logs.csv": "unique_id,timestamp,event_type,info\n" +
+		"u1,2026-11-29 20:40:08.1+00:00,COLLECT_BARRIER_FAIL,\"{\"\"collectBarrierFail\"\":\n {\"\"error\"\": \"\"connection reset by peer\"\"}}\"\n" +
+		"u2,2026-11-29 20:40:09+00,GLOBAL_RECOVERY_START,\"{\"\"recovery\"\": {\"\"globalStart\"\": {\"\"reason\"\": \"\"failover\"\"}}}\"\n",
+	"sql/rw_ddl_progress.csv": "ddl_id,ddl_statement,progress,initialized_at\n" +
+		"9,\"CREATE MATERIALIZED VIEW mv_big AS SELECT * FROM t\",3.00% (3/100),2026-11-29 20:38:00+00:00\n",
+	"metrics/rw-compute-0/1795984770000.prom": "test_gauge 1\n",  // 20:39:30
+	"metrics/rw-compute-0/1795984800000.prom": "test_gauge 20\n", // 20:40:00
+	"metrics/rw-compute-0/1795984830000.prom": "test_gauge 30\n", // 20:40:30
+	"metrics/rw-meta-0/1795984770050.prom":    "test_gauge 0\n",  // the same rounds, 50 ms later
+	"metrics/rw-meta-0/1795984800050.prom":    "test_gauge 0\n",
+	"metrics/rw-meta-0/1795984830050.prom":    "test_gauge 0\n",
+}
+
+const tlRules = `apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: test-gauge-high
+    pattern: test
+    severity: warning
+    title: Gauge high
+    subject: {kind: pod, field: pod}
+    signals:
+      gauge:
+        promql: max by (pod) (test_gauge)
+    condition: any(gauge, .value > 10)
+    summary: '{{ .subject }} gauge is high'
+    remediation: Lower it.
+`
+
+func tlRulesFor(t *testing.T) []*Rule {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "rules.yaml")
+	if err := os.WriteFile(p, []byte(tlRules), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return loadTestRules(t, p)
+}
+
+// tlWant is an expected entry: its source, time, "path:line" and a piece of
+// its text.
+type tlWant struct {
+	source TimelineSource
+	time   string
+	from   string
+	text   string
+}
+
+func tlCheck(t *testing.T, got []TimelineEntry, want []tlWant) {
+	t.Helper()
+	var b strings.Builder
+	for _, e := range got {
+		fmt.Fprintf(&b, "  %s %s %s %s\n", timelineTime(e.Time), e.Source, entrySource(e), e.Text)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %d entries, want %d:\n%s", len(got), len(want), b.String())
+	}
+	for i, w := range want {
+		e := got[i]
+		at, err := time.Parse(time.RFC3339Nano, w.time)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Source != w.source || !e.Time.Equal(at) || entrySource(e) != w.from || !strings.Contains(e.Text, w.text) {
+			t.Errorf("entry %d = %s %s %s %q, want %s %s %s containing %q\nall:\n%s", i, timelineTime(e.Time), e.Source,
+				entrySource(e), e.Text, w.time, w.source, w.from, w.text, b.String())
+		}
+		if e.Time.Location() != time.UTC {
+			t.Errorf("entry %d time %v is not in UTC", i, e.Time)
+		}
+	}
+}
+
+func tlInvestigate(t *testing.T, files map[string]string, opts TimelineOptions) (*Report, *Forensics) {
+	t.Helper()
+	dir := writeBundleDir(t, files)
+	rep, x, err := Investigate(context.Background(), dir, tlRulesFor(t), bundle.Options{}, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, x
+}
+
+// Every source lands on one line of time, normalised to UTC, each entry
+// naming its file and line; the crashed instance's log comes before the
+// termination that ended it, though Kubernetes' whole-second finishedAt is
+// earlier than its last line, and the restart after that.
+func TestTimelineSources(t *testing.T) {
+	rep, x := tlInvestigate(t, tlBundle, TimelineOptions{})
+	if len(rep.Findings) != 1 || rep.Findings[0].Subject != "rw-compute-0" {
+		t.Fatalf("findings = %+v, want test-gauge-high on rw-compute-0", rep.Findings)
+	}
+	tlCheck(t, x.Timeline.Entries, []tlWant{
+		{SourceDDL, "2026-11-29T20:38:00Z", "sql/rw_ddl_progress.csv:2", "creation of materialized view mv_big began"},
+		{SourceEvent, "2026-11-29T20:39:00Z", "kubernetes/events.json:3", "Normal Scheduled pod/rw-meta-0: Successfully assigned"},
+		{SourceMetric, "2026-11-29T20:40:00.05Z", "metrics/rw-compute-0/1795984800000.prom", "test-gauge-high (rw-compute-0): the rule's condition first held on its metrics at this scrape: gauge{pod=rw-compute-0} = 20"},
+		{SourceLog, "2026-11-29T20:40:05.2Z", "logs/rw-compute-0/compute.previous.log:2", "risingwave_stream::executor::source::source_executor: source paused"},
+		{SourceLog, "2026-11-29T20:40:06.3Z", "logs/rw-compute-0/compute.previous.log:4", "Failed to sync state store"},
+		{SourceEvent, "2026-11-29T20:40:07Z", "kubernetes/events.json:4", "Warning OOMKilling node/node-1: Memory cgroup out of memory"},
+		{SourceLog, "2026-11-29T20:40:07.8Z", "logs/rw-compute-0/compute.previous.log:5", "risingwave_compute::memory: memory is tight used=7.9GiB"},
+		{SourceTermination, "2026-11-29T20:40:07Z", "kubernetes/pods.json:2", "container compute terminated: OOMKilled, exit code 137 (it had started at 20:39:59Z); restarted 1 time in all"},
+		{SourceRestart, "2026-11-29T20:40:07Z", "kubernetes/pods.json:2", "container compute started again (restart 1)"},
+		{SourceEvent, "2026-11-29T20:40:08Z", "kubernetes/events.json:2", "Warning BackOff pod/rw-compute-0: Back-off restarting failed container compute (first of 5; last at 20:40:30Z)"},
+		{SourceLog, "2026-11-29T20:40:08Z", "logs/rw-meta-0/meta.log:1", "get error from response stream"},
+		{SourceEventLog, "2026-11-29T20:40:08.1Z", "sql/rw_event_logs.csv:2", "COLLECT_BARRIER_FAIL: error=connection reset by peer"},
+		{SourceEventLog, "2026-11-29T20:40:09Z", "sql/rw_event_logs.csv:4", "GLOBAL_RECOVERY_START: globalStart.reason=failover"},
+		{SourceLog, "2026-11-29T20:40:10.1Z", "logs/rw-compute-0/compute.log:1", "heap profiling is off"},
+		{SourceLog, "2026-11-29T20:40:11.5Z", "logs/rw-compute-0/compute.log:2", "actor exit with error actor_id=7"},
+		{SourceEvent, "2026-11-29T20:40:30Z", "kubernetes/events.json:2", "(last of 5; first at 20:40:08Z)"},
+	})
+	byText := map[string]TimelineEntry{}
+	for _, e := range x.Timeline.Entries {
+		byText[e.Text] = e
+	}
+	for _, e := range x.Timeline.Entries {
+		switch {
+		case e.Source == SourceLog && e.Pod == "rw-compute-0" && e.Container != "compute":
+			t.Errorf("%s: container %q, want compute", entrySource(e), e.Container)
+		case e.Source == SourceLog && strings.Contains(e.Text, "Failed to sync") && e.Level != "ERROR":
+			t.Errorf("%s: level %q, want ERROR", entrySource(e), e.Level)
+		case e.Source == SourceMetric && (e.Rule != "test-gauge-high" || e.Fingerprint != rep.Findings[0].Fingerprint || e.Level != "WARN"):
+			t.Errorf("metric entry %+v does not name its finding", e)
+		}
+	}
+	h := x.History[rep.Findings[0].Fingerprint]
+	if h == nil || h.AtStart || h.WithEvents || len(h.Times) != 3 || len(h.Signals) != 1 || len(h.Signals[0].Series) != 2 {
+		t.Fatalf("history = %+v, want 3 rounds, one signal with two series, held on metrics after the start", h)
+	}
+}
+
+func TestTimelineOptions(t *testing.T) {
+	kinds := func(es []TimelineEntry) string {
+		var parts []string
+		for _, e := range es {
+			parts = append(parts, string(e.Source)+"@"+e.Time.Format("15:04:05.0"))
+		}
+		return strings.Join(parts, " ")
+	}
+	for _, tt := range []struct {
+		name string
+		opts TimelineOptions
+		want string
+	}{
+		{"errors only", TimelineOptions{MinLevel: "ERROR"},
+			// Without the WARN line at 20:40:07.8, the termination keeps its own time.
+			"ddl@20:38:00.0 event@20:39:00.0 metric@20:40:00.0 log@20:40:06.3 termination@20:40:07.0 restart@20:40:07.0 event@20:40:07.0 " +
+				"event@20:40:08.0 event-log@20:40:08.1 event-log@20:40:09.0 log@20:40:11.5 event@20:40:30.0"},
+		{"a window", TimelineOptions{Since: time.Date(2026, 11, 29, 20, 40, 8, 0, time.UTC), Until: time.Date(2026, 11, 29, 20, 40, 9, 0, time.UTC)},
+			"event@20:40:08.0 log@20:40:08.0 event-log@20:40:08.1 event-log@20:40:09.0"},
+		{"one pod", TimelineOptions{Pod: "rw-compute-*"},
+			"metric@20:40:00.0 log@20:40:05.2 log@20:40:06.3 log@20:40:07.8 termination@20:40:07.0 restart@20:40:07.0 " +
+				"event@20:40:08.0 log@20:40:10.1 log@20:40:11.5 event@20:40:30.0"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, x := tlInvestigate(t, tlBundle, tt.opts)
+			if got := kinds(x.Timeline.Entries); got != tt.want {
+				t.Errorf("entries:\n got %s\nwant %s", got, tt.want)
+			}
+		})
+	}
+	// INFO lines come with --min-level info; level-less lines never.
+	_, x := tlInvestigate(t, tlBundle, TimelineOptions{MinLevel: "INFO"})
+	var sawInfo bool
+	for _, e := range x.Timeline.Entries {
+		sawInfo = sawInfo || strings.Contains(e.Text, "Starting compute node")
+		if strings.Contains(e.Text, "total_memory") || strings.Contains(e.Text, "continuation") {
+			t.Errorf("a line without a level is on the timeline: %+v", e)
+		}
+	}
+	if !sawInfo {
+		t.Error("--min-level INFO lost the INFO line")
+	}
+}
+
+// While a container waits in CrashLoopBackOff its current and previous logs
+// hold the same run: its lines appear once, from the previous log.
+func TestTimelineDedupesCrashLoopLogs(t *testing.T) {
+	run := "2026-11-29T20:40:05.200000Z  WARN risingwave_compute::memory: memory is tight\n" +
+		"2026-11-29T20:40:06.200000Z ERROR risingwave_compute::memory: out of memory\n"
+	files := map[string]string{
+		"logs/rw-compute-0/compute.log":          run,
+		"logs/rw-compute-0/compute.previous.log": run,
+		"logs/rw-compute-0/sidecar.log":          run,
+	}
+	_, x := tlInvestigate(t, files, TimelineOptions{})
+	var got []string
+	for _, e := range x.Timeline.Entries {
+		got = append(got, entrySource(e))
+	}
+	want := "logs/rw-compute-0/compute.previous.log:1 logs/rw-compute-0/sidecar.log:1 logs/rw-compute-0/compute.previous.log:2 logs/rw-compute-0/sidecar.log:2"
+	if strings.Join(got, " ") != want {
+		t.Errorf("entries from %s, want %s", strings.Join(got, " "), want)
+	}
+}
+
+// Gather without a timeline reads nothing for it, and the stores see every
+// byte when one is asked for.
+func TestGatherWithTimelineKeepsStoresWhole(t *testing.T) {
+	dir := writeBundleDir(t, tlBundle)
+	rules := tlRulesFor(t)
+	plain, err := Gather(context.Background(), dir, rules, bundle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	with, err := GatherWith(context.Background(), dir, rules, bundle.Options{}, GatherOptions{Timeline: &TimelineOptions{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer with.Close()
+	if plain.tap != nil || len(plain.BuildTimeline(nil).Notes) != 1 {
+		t.Error("Gather kept timeline data")
+	}
+	a, b := plain.SQL.Tables(), with.SQL.Tables()
+	if fmt.Sprint(a) != fmt.Sprint(b) || len(a) != 2 {
+		t.Errorf("SQL tables differ with a timeline:\n%v\n%v", a, b)
+	}
+	if plain.Info.Files != with.Info.Files || len(with.Info.Problems) != 0 {
+		t.Errorf("files %d vs %d, problems %v", plain.Info.Files, with.Info.Files, with.Info.Problems)
+	}
+}
+
+// The timeline splits lines as bundle.LineReader does, so that its line
+// numbers are the ones the rules' evidence cites.
+func TestLineSplitterMatchesLineReader(t *testing.T) {
+	r := rand.New(rand.NewSource(7))
+	inputs := []string{"", "a", "a\n", "a\r\nb", "\n\n", "x\r\n\r\ny\n", "a\rb\n", strings.Repeat("z", bundle.DefaultMaxLineBytes+10) + "\nshort\n"}
+	for range 200 {
+		var b strings.Builder
+		for range r.Intn(20) {
+			b.WriteString([]string{"a", "bc", "\n", "\r\n", "\r", " ", "{\"x\":1}"}[r.Intn(7)])
+		}
+		inputs = append(inputs, b.String())
+	}
+	for _, in := range inputs {
+		var want []string
+		lr := bundle.NewLineReader(strings.NewReader(in), 0)
+		for {
+			line, n, _, err := lr.Next()
+			if err != nil {
+				break
+			}
+			want = append(want, fmt.Sprintf("%d:%q", n, line))
+		}
+		var got []string
+		s := lineSplitter{fn: func(line []byte, n int) { got = append(got, fmt.Sprintf("%d:%q", n, line)) }}
+		// Written in pieces of random size, as a TeeReader passes them on.
+		for rest := in; rest != ""; {
+			k := min(len(rest), 1+r.Intn(5))
+			s.Write([]byte(rest[:k]))
+			rest = rest[k:]
+		}
+		s.finish()
+		if strings.Join(got, "|") != strings.Join(want, "|") {
+			t.Errorf("input %.40q: got %.200s, want %.200s", in, strings.Join(got, "|"), strings.Join(want, "|"))
+		}
+	}
+}
+
+func TestTimelineWrite(t *testing.T) {
+	tl := &Timeline{Bundle: "b.tar.zst", Entries: []TimelineEntry{
+		{Time: time.Date(2026, 11, 29, 20, 40, 7, 800000000, time.UTC), Source: SourceLog, Level: "WARN", Pod: "rw-compute-0",
+			Container: "compute", Path: "logs/rw-compute-0/compute.log", Line: 12, Text: "a | pipe and \x1b[31mcolour\x1b[0m"},
+		{Time: time.Date(2026, 11, 29, 20, 40, 8, 0, time.UTC), Source: SourceEventLog, Level: "ERROR", Path: "sql/rw_event_logs.csv", Line: 2, Text: "COLLECT_BARRIER_FAIL"},
+	}, Notes: []string{"logs/x.log: 3 lines carry no time"}}
+	var table, md, js bytes.Buffer
+	for f, buf := range map[Format]*bytes.Buffer{FormatTable: &table, FormatMarkdown: &md, FormatJSON: &js} {
+		if err := tl.Write(buf, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, want := range []string{"2026-11-29T20:40:07.800Z  WARN   log        rw-compute-0/compute  a | pipe and colour",
+		"(logs/rw-compute-0/compute.log:12)", "2 entries.", "Note: logs/x.log: 3 lines carry no time"} {
+		if !strings.Contains(table.String(), want) {
+			t.Errorf("table lacks %q:\n%s", want, table.String())
+		}
+	}
+	if strings.Contains(table.String(), "\x1b") {
+		t.Error("table passes terminal escapes through")
+	}
+	for _, want := range []string{"| 2026-11-29T20:40:07.800Z | WARN | log | `rw-compute-0/compute` | `a \\| pipe and colour` |", "`sql/rw_event_logs.csv:2`"} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	var back struct {
+		Bundle  string
+		Entries []map[string]any
+		Notes   []string
+	}
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	e := back.Entries[0]
+	if back.Bundle != "b.tar.zst" || e["time"] != "2026-11-29T20:40:07.8Z" || e["source"] != "log" || e["line"] != 12.0 || e["pod"] != "rw-compute-0" {
+		t.Errorf("json = %s", js.String())
+	}
+	if _, ok := back.Entries[1]["pod"]; ok {
+		t.Errorf("json has a pod for an entry without one: %s", js.String())
+	}
+	var empty bytes.Buffer
+	if err := (&Timeline{}).Write(&empty, FormatJSON); err != nil || !strings.Contains(empty.String(), `"entries": []`) {
+		t.Errorf("empty timeline json = %s, %v", empty.String(), err)
+	}
+}
+
+// An excerpt keeps the finding's own entries when the window holds more
+// than it shows.
+func TestExcerptPrefersTheFindingsOwnEntries(t *testing.T) {
+	t0 := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	tl := &Timeline{}
+	for i := range 100 {
+		tl.Entries = append(tl.Entries, TimelineEntry{Time: t0.Add(time.Duration(i) * time.Second), Source: SourceLog, Level: "WARN",
+			Pod: "other", Path: "logs/other/x.log", Line: i + 1, Text: "noise"})
+	}
+	tl.Entries = append(tl.Entries,
+		TimelineEntry{Time: t0.Add(50 * time.Second), Source: SourceLog, Level: "INFO", Pod: "p", Path: "logs/p/c.log", Line: 7, Text: "cited"},
+		TimelineEntry{Time: t0.Add(60 * time.Second), Source: SourceMetric, Level: "ERROR", Fingerprint: "fp", Text: "held"},
+		TimelineEntry{Time: t0.Add(time.Hour), Source: SourceTermination, Level: "ERROR", Pod: "p", Text: "far away"})
+	orderTimeline(tl.Entries)
+	f := Finding{Fingerprint: "fp", Subject: "p", Evidence: []Evidence{{Path: "logs/p/c.log", Line: 7, Time: t0.Add(50 * time.Second)}}}
+	x := &Forensics{Timeline: tl, History: map[string]*MetricHistory{"fp": {FirstHeld: t0.Add(60 * time.Second)}}}
+	ex, ok := x.Excerpt(f, 5)
+	if !ok || len(ex.Entries) != 5 || ex.More != 97 {
+		t.Fatalf("excerpt = %+v, want 5 entries and 97 more", ex)
+	}
+	var texts []string
+	for _, e := range ex.Entries {
+		texts = append(texts, e.Text)
+	}
+	if got := strings.Join(texts, ","); got != "noise,noise,cited,held,noise" {
+		t.Errorf("excerpt texts %s, want the cited line and the metric entry among the nearest noise", got)
+	}
+	if _, ok := x.Excerpt(Finding{Fingerprint: "none"}, 5); ok {
+		t.Error("a finding without a time got an excerpt")
+	}
+	var nilX *Forensics
+	if _, ok := nilX.Excerpt(f, 5); ok {
+		t.Error("no forensics gave an excerpt")
+	}
+}
+
+// The acceptance test of issue 7: on the compound-incident sample the
+// timeline shows the backfill starting, then the barrier latency rising,
+// then the OOM kill, each with its source.
+func TestTimelineCompoundIncident(t *testing.T) {
+	const sample = "../samples/compound-incident"
+	if _, err := os.Stat(sample); err != nil {
+		t.Skipf("%s is not generated yet: %v", sample, err)
+	}
+	rules := loadTestRules(t, "../rules")
+	rep, x, err := Investigate(context.Background(), sample, rules, bundle.Options{}, TimelineOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	find := func(what string, match func(TimelineEntry) bool) (int, TimelineEntry) {
+		t.Helper()
+		for i, e := range x.Timeline.Entries {
+			if match(e) {
+				return i, e
+			}
+		}
+		var b bytes.Buffer
+		x.Timeline.Write(&b, FormatTable)
+		t.Fatalf("no %s on the timeline:\n%s", what, b.String())
+		return 0, TimelineEntry{}
+	}
+	iBackfill, backfill := find("backfill start", func(e TimelineEntry) bool {
+		return e.Source == SourceDDL && strings.Contains(e.Text, "mv_basket_affinity")
+	})
+	iLatency, latency := find("barrier latency rise", func(e TimelineEntry) bool {
+		return e.Source == SourceMetric && e.Rule == "backfill-starving-live-jobs" && strings.Contains(e.Text, "latency = ")
+	})
+	iKill, kill := find("OOM kill", func(e TimelineEntry) bool {
+		return e.Source == SourceTermination && strings.Contains(e.Text, "OOMKilled")
+	})
+	if !(iBackfill < iLatency && iLatency < iKill) || !backfill.Time.Before(latency.Time) || !latency.Time.Before(kill.Time) {
+		t.Errorf("order: backfill #%d at %s, latency #%d at %s, kill #%d at %s; want them in this order",
+			iBackfill, backfill.Time, iLatency, latency.Time, iKill, kill.Time)
+	}
+	for _, c := range []struct {
+		e        TimelineEntry
+		path     string
+		wantLine bool
+	}{{backfill, "sql/rw_ddl_progress.csv", true}, {latency, "metrics/", false}, {kill, "kubernetes/pods.json", true}} {
+		if !strings.HasPrefix(c.e.Path, c.path) || (c.wantLine && c.e.Line == 0) {
+			t.Errorf("%s entry names %s, want a line of %s", c.e.Source, entrySource(c.e), c.path)
+		}
+	}
+	if kill.Pod != "shop-risingwave-compute-1" {
+		t.Errorf("the OOM kill is of %q, want shop-risingwave-compute-1", kill.Pod)
+	}
+	// The latency rises across the scrapes, and the rule first held on it.
+	for _, f := range rep.Findings {
+		if f.Rule != "backfill-starving-live-jobs" {
+			continue
+		}
+		h := x.History[f.Fingerprint]
+		if h == nil || h.AtStart {
+			t.Fatalf("history of %s = %+v, want one that held after the first scrape", f.Rule, h)
+		}
+		for _, s := range h.Signals {
+			if s.Name != "latency" {
+				continue
+			}
+			pts := s.Series[0].Points
+			if len(pts) < 3 || pts[len(pts)-1].V < 2*pts[0].V {
+				t.Errorf("latency points %v do not rise", pts)
+			}
+		}
+	}
+}
+
+// The Markdown report shows the timeline around each firing finding, and
+// the HTML report is the same bytes every time.
+func TestReportsShowTheTimeline(t *testing.T) {
+	rep, x := tlInvestigate(t, tlBundle, TimelineOptions{})
+	var md bytes.Buffer
+	if err := rep.WriteWith(&md, FormatMarkdown, x); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"**Timeline** (2026-11-29T20:35:00.050Z to 2026-11-29T20:45:30.050Z, 5 minutes either side of the evidence; 1 more entry in `rwdiag timeline`)",
+		"| 2026-11-29T20:40:00.050Z | WARN | metric | `rw-compute-0` | `test-gauge-high (rw-compute-0): the rule's condition first held on its metrics at this scrape: gauge{pod=rw-compute-0} = 20` | `metrics/rw-compute-0/1795984800000.prom` |",
+		"| 2026-11-29T20:40:07.000Z | ERROR | termination | `rw-compute-0/compute` |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md.String())
+		}
+	}
+	var plain bytes.Buffer
+	if err := rep.Write(&plain, FormatMarkdown); err != nil || strings.Contains(plain.String(), "**Timeline**") {
+		t.Errorf("markdown without forensics has a timeline (%v)", err)
+	}
+	var a, b bytes.Buffer
+	if err := rep.WriteWith(&a, FormatHTML, x); err != nil {
+		t.Fatal(err)
+	}
+	_, x2 := tlInvestigate(t, tlBundle, TimelineOptions{})
+	if err := rep.WriteWith(&b, FormatHTML, x2); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Error("two HTML reports of the same bundle differ")
+	}
+	if !strings.Contains(a.String(), `<figure class="chart" data-signal="gauge">`) || strings.Count(a.String(), "<polyline") != 2 {
+		t.Errorf("the HTML report lacks the gauge chart with its two series")
+	}
+}

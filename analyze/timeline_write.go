@@ -1,0 +1,116 @@
+package analyze
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+)
+
+// Write writes the timeline in format f: table, json or markdown.
+func (tl *Timeline) Write(w io.Writer, f Format) error {
+	bw := bufio.NewWriter(w)
+	var err error
+	switch f {
+	case FormatJSON:
+		enc := json.NewEncoder(bw)
+		enc.SetEscapeHTML(false)
+		enc.SetIndent("", "  ")
+		err = enc.Encode(tl)
+	case FormatMarkdown:
+		err = tl.writeMarkdown(bw)
+	case FormatTable:
+		err = tl.writeTable(bw)
+	default:
+		return fmt.Errorf("unknown timeline format %q (want table, json or markdown)", f)
+	}
+	if err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
+// MarshalJSON keeps empty lists as [].
+func (tl Timeline) MarshalJSON() ([]byte, error) {
+	type plain Timeline
+	p := plain(tl)
+	if p.Entries == nil {
+		p.Entries = []TimelineEntry{}
+	}
+	if p.Notes == nil {
+		p.Notes = []string{}
+	}
+	return json.Marshal(p)
+}
+
+// timelineTime is how entries show their time: RFC 3339 in UTC with
+// milliseconds, so that the column lines up.
+func timelineTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
+
+// timelineTextWidth is how much of an entry's text the table shows.
+const timelineTextWidth = 240
+
+func (tl *Timeline) writeTable(w io.Writer) error {
+	p := &reportPrinter{w: w}
+	podW, srcW := len("POD"), len("SOURCE")
+	for _, e := range tl.Entries {
+		podW = max(podW, cellWidth(sanitizeText(entryWho(e), false)))
+		srcW = max(srcW, len(e.Source))
+	}
+	podW = min(podW, 40)
+	p.printf("%-24s  %-5s  %-*s  %-*s  %s\n", "TIME", "LEVEL", srcW, "SOURCE", podW, "POD", "WHAT (FROM)")
+	for _, e := range tl.Entries {
+		text := truncateRunes(strings.TrimSpace(sanitizeText(e.Text, false)), timelineTextWidth, "...")
+		p.printf("%-24s  %-5s  %-*s  %-*s  %s\n", timelineTime(e.Time), e.Level, srcW, e.Source, podW,
+			truncateRunes(sanitizeText(entryWho(e), false), podW, "~"), text)
+		p.printf("%*s(%s)\n", 24+2+5+2+srcW+2+podW+2, "", sanitizeText(entrySource(e), false))
+	}
+	p.printf("\n%d %s.\n", len(tl.Entries), pluralize(len(tl.Entries), "entry", "entries"))
+	for _, n := range tl.Notes {
+		p.lines("Note: ", n)
+	}
+	return p.err
+}
+
+// entryWho is "pod/container", "pod" or "-".
+func entryWho(e TimelineEntry) string {
+	switch {
+	case e.Pod != "" && e.Container != "":
+		return e.Pod + "/" + e.Container
+	case e.Pod != "":
+		return e.Pod
+	}
+	return "-"
+}
+
+func (tl *Timeline) writeMarkdown(w io.Writer) error {
+	p := &reportPrinter{w: w}
+	p.printf("# rwdiag timeline: %s\n\n", mdCode(tl.Bundle))
+	if len(tl.Entries) == 0 {
+		p.printf("No entries.\n")
+	} else {
+		writeTimelineTable(p, tl.Entries)
+	}
+	if len(tl.Notes) > 0 {
+		p.printf("\n**Notes**\n\n")
+		for _, n := range tl.Notes {
+			p.printf("- %s\n", mdText(n))
+		}
+	}
+	return p.err
+}
+
+// writeTimelineTable writes entries as a Markdown table.
+func writeTimelineTable(p *reportPrinter, es []TimelineEntry) {
+	p.printf("| Time | Level | Source | Pod | What | From |\n|---|---|---|---|---|---|\n")
+	for _, e := range es {
+		who := ""
+		if e.Pod != "" {
+			who = mdCode(entryWho(e))
+		}
+		p.printf("| %s | %s | %s | %s | %s | %s |\n", timelineTime(e.Time), e.Level, e.Source, who,
+			mdExcerpt(e.Text), mdCode(entrySource(e)))
+	}
+}

@@ -1,0 +1,240 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/mattn/go-isatty"
+	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/collect"
+)
+
+func collectCommand() *ucli.Command {
+	d := collect.DefaultOptions()
+	return &ucli.Command{
+		Name:      "collect",
+		Usage:     "capture a RisingWave cluster on Kubernetes into a bundle, read-only",
+		UsageText: "rwdiag collect [-n NAMESPACE] [--context CONTEXT] [-o FILE] [options]",
+		Description: "Reads a RisingWave cluster through the Kubernetes API and writes a bundle (see\n" +
+			"docs/bundle-format.md) that 'rwdiag analyze' reads anywhere, offline:\n" +
+			"\n" +
+			"  - pods, events, nodes, statefulsets, deployments, services, PVCs, configmaps and\n" +
+			"    RisingWave resources as 'kubectl get -o json' prints them; secrets are never read;\n" +
+			"  - 'kubectl describe pod' of every RisingWave pod;\n" +
+			"  - the logs of every container, current and previous, newest lines first to keep\n" +
+			"    within --log-bytes and --log-budget, unhealthy pods first;\n" +
+			"  - --metrics-samples scrapes of every pod's metrics port, and the meta dashboard's\n" +
+			"    diagnose report and await-tree dump, through the API server's pod proxy (no\n" +
+			"    network path to the pods is needed);\n" +
+			"  - rw_catalog, SHOW PARAMETERS, SHOW JOBS and EXPLAINs over SQL (--sql-dsn, or the\n" +
+			"    frontend Service, which is reachable only from inside the cluster or a VPN);\n" +
+			"  - with --prometheus, the history of the metrics the rules use.\n" +
+			"\n" +
+			"RisingWave pods are found by the operator's and the helm chart's labels\n" +
+			"(risingwave/component, risingwave.risingwavelabs.com/component), or --selector.\n" +
+			"It only reads: get, list and the log and proxy subresources (docs/rbac.yaml is the\n" +
+			"Role to grant), and SQL in READ ONLY transactions. Every call has a timeout and\n" +
+			"the run a deadline; a step that fails (forbidden, pod gone, SQL refused) is\n" +
+			"recorded in the bundle's manifest and the run goes on. Ctrl-C or --timeout still\n" +
+			"writes a valid bundle, marked incomplete. Secrets in env values, configmaps, SQL\n" +
+			"definitions and logs are replaced by tokens unless --no-redact.\n" +
+			"\n" +
+			"The bundle's path is printed on stdout; progress (on a terminal) and the summary of\n" +
+			"what is missing, and why, on stderr. As a kubectl plugin (installed as\n" +
+			"kubectl-rwdiag) it runs as 'kubectl rwdiag collect'.\n" +
+			"\n" +
+			"Exit status: 0 the bundle is written (failed steps are listed); 1 it is written but\n" +
+			"incomplete because --timeout passed; 2 usage error, no usable kubeconfig, or no\n" +
+			"bundle could be written; 130 interrupted (the bundle is still written).\n" +
+			"\n" +
+			"Examples:\n" +
+			"   rwdiag collect -n risingwave\n" +
+			"   rwdiag collect -n rw --context prod-eu -o /tmp/incident-4711.tar.zst\n" +
+			"   kubectl port-forward -n rw svc/rw-frontend 4567 &\n" +
+			"   rwdiag collect -n rw --sql-dsn postgres://root@localhost:4567/dev\n" +
+			"   rwdiag collect -n rw --selector risingwave/name=rw-prod --since 2h --log-bytes 20MiB\n" +
+			"   rwdiag collect -n rw --prometheus http://prometheus.monitoring:9090 --range 12h\n" +
+			"   rwdiag collect -n rw --skip sql,metrics --timeout 3m -o - | ssh support@example.com 'cat > b.tar.zst'\n" +
+			"   kubectl rwdiag collect -n rw",
+		Flags: append([]ucli.Flag{
+			&ucli.StringFlag{Name: "namespace", Aliases: []string{"n"}, Usage: "the `NAMESPACE` RisingWave runs in (default: the context's)"},
+			&ucli.StringFlag{Name: "context", Usage: "the kubeconfig `CONTEXT` to use (default: the current one)"},
+			&ucli.StringFlag{Name: "kubeconfig", Usage: "the kubeconfig `FILE` (default: $KUBECONFIG, ~/.kube/config, then the in-cluster service account)"},
+			&ucli.StringFlag{Name: "selector", Aliases: []string{"l"}, Usage: "label `SELECTOR` of the RisingWave pods, instead of the operator's and helm's labels"},
+			&ucli.DurationFlag{Name: "since", Value: d.Since, Usage: "logs of the last `DURATION` only (0: all)"},
+			&ucli.StringFlag{Name: "log-bytes", Value: formatSize(d.LogBytes), Usage: "keep at most `SIZE` of each log, its newest lines"},
+			&ucli.StringFlag{Name: "log-budget", Value: formatSize(d.LogBudget), Usage: "keep at most `SIZE` of logs in all, unhealthy pods first"},
+			&ucli.IntFlag{Name: "metrics-samples", Value: d.MetricsSamples, Usage: "scrape each pod's metrics port `N` times (0: never)"},
+			&ucli.DurationFlag{Name: "metrics-interval", Value: d.MetricsInterval, Usage: "`DURATION` between scrapes"},
+			&ucli.StringFlag{Name: "sql-dsn", Usage: "the frontend's Postgres `DSN`, e.g. postgres://root@localhost:4567/dev (default: the frontend Service, reachable only in the cluster; PGPASSWORD is honoured)"},
+			&ucli.StringFlag{Name: "prometheus", Usage: "read the history of the metrics the rules use from the Prometheus at `URL`"},
+			&ucli.DurationFlag{Name: "range", Value: d.PrometheusRange, Usage: "how far back --prometheus reads (`DURATION`)"},
+			&ucli.DurationFlag{Name: "timeout", Value: d.Timeout, Usage: "deadline of the whole run (`DURATION`); the bundle is written when it passes"},
+			&ucli.DurationFlag{Name: "call-timeout", Value: d.CallTimeout, Usage: "deadline of each call (`DURATION`); a log stream may run longer while bytes arrive"},
+			&ucli.IntFlag{Name: "concurrency", Value: d.Concurrency, Usage: "at most `N` calls at once"},
+			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the bundle to `FILE` ('-' is stdout; a directory gets the default name inside) (default: rwdiag-<cluster>-<UTC time>.tar.zst)"},
+			&ucli.BoolFlag{Name: "no-redact", Usage: "do not redact secrets: the bundle may then hold passwords, tokens and keys"},
+			&ucli.StringFlag{Name: "redact-config", Usage: "also redact what the patterns in `FILE` match"},
+			&ucli.StringSliceFlag{Name: "skip", Usage: "do not collect `STEP`: " + strings.Join(collect.SkippableSteps, ", ") + " (repeatable, or comma-separated)"},
+		}, ruleFlags()...),
+		Action: runCollect,
+	}
+}
+
+func runCollect(c *ucli.Context) error {
+	if _, err := exactArgs(c); err != nil {
+		return err
+	}
+	opts := collect.DefaultOptions()
+	opts.Namespace = c.String("namespace")
+	opts.Context = c.String("context")
+	opts.Kubeconfig = c.String("kubeconfig")
+	opts.Selector = c.String("selector")
+	opts.Since = c.Duration("since")
+	opts.MetricsSamples = c.Int("metrics-samples")
+	opts.MetricsInterval = c.Duration("metrics-interval")
+	opts.SQLDSN = c.String("sql-dsn")
+	opts.PrometheusURL = c.String("prometheus")
+	opts.PrometheusRange = c.Duration("range")
+	opts.Timeout = c.Duration("timeout")
+	opts.CallTimeout = c.Duration("call-timeout")
+	opts.Concurrency = c.Int("concurrency")
+	opts.NoRedact = c.Bool("no-redact")
+	opts.RedactConfig = c.String("redact-config")
+	opts.ToolVersion = versionString()
+	for _, f := range []struct {
+		name string
+		dst  *int64
+	}{{"log-bytes", &opts.LogBytes}, {"log-budget", &opts.LogBudget}} {
+		n, err := parseSize(c.String(f.name))
+		if err != nil {
+			return usageError(c, "--%s: %v", f.name, err)
+		}
+		*f.dst = n
+	}
+	for _, s := range c.StringSlice("skip") {
+		for _, step := range strings.Split(s, ",") {
+			if step = strings.TrimSpace(step); step != "" {
+				opts.Skip = append(opts.Skip, step)
+			}
+		}
+	}
+	if opts.NoRedact && opts.RedactConfig != "" {
+		return usageError(c, "--redact-config and --no-redact: choose one")
+	}
+	if opts.PrometheusURL != "" {
+		rs, err := loadRules(c)
+		if err != nil {
+			return err
+		}
+		opts.PrometheusMetrics = analyze.MetricNamesOf(rs)
+	} else {
+		for _, f := range []string{"rules", "disable", "no-builtin"} {
+			if c.IsSet(f) {
+				return usageError(c, "--%s chooses the metrics --prometheus reads: it needs --prometheus", f)
+			}
+		}
+	}
+	toStdout := c.String("output") == "-"
+	opts.Output = c.String("output")
+	if toStdout {
+		if f, ok := c.App.Writer.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
+			return usageError(c, "-o -: stdout is a terminal; redirect it to a file or a pipe")
+		}
+		dir, err := os.MkdirTemp("", "rwdiag-collect-")
+		if err != nil {
+			return &exitError{exitUsage, err}
+		}
+		defer os.RemoveAll(dir)
+		opts.Output = dir
+	}
+
+	stderr := c.App.ErrWriter
+	if opts.NoRedact {
+		fmt.Fprintln(stderr, "rwdiag: WARNING: --no-redact: secrets are NOT redacted; the bundle may hold passwords, tokens and keys. Do not share it outside your organisation.")
+	}
+	var bar *collect.Bar
+	var progress collect.Progress
+	if f, ok := stderr.(*os.File); ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())) {
+		bar = collect.NewBar(stderr)
+		progress = bar
+	}
+	// From here an interruption writes the bundle rather than quitting.
+	finishOnInterrupt(c)
+	res, err := collect.Run(c.Context, opts, progress)
+	if bar != nil {
+		bar.Finish()
+	}
+	if err != nil {
+		return &exitError{exitUsage, fmt.Errorf("collect: %w", err)}
+	}
+	res.WriteSummary(stderr)
+	if toStdout {
+		if err := copyFile(c.App.Writer, res.Path); err != nil {
+			return &exitError{exitUsage, fmt.Errorf("collect: write the bundle to stdout: %w", err)}
+		}
+	} else {
+		fmt.Fprintln(c.App.Writer, res.Path)
+	}
+	switch m := res.Manifest; {
+	case m.Complete:
+		return nil
+	case c.Context.Err() != nil:
+		return &exitError{code: exitInterrupted}
+	default:
+		return &exitError{exitFailed, errors.New("collect: the bundle is incomplete: " + m.IncompleteReason)}
+	}
+}
+
+func copyFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
+}
+
+// pluginName is the name kubectl gives a plugin's binary for `kubectl rwdiag`.
+const pluginName = "kubectl-rwdiag"
+
+// asKubectlPlugin renames the app when the binary runs as a kubectl plugin,
+// so its help reads `kubectl rwdiag collect ...`.
+func asKubectlPlugin(app *ucli.App, argv0 string) {
+	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
+	if base != pluginName {
+		return
+	}
+	app.Name = "kubectl rwdiag"
+	app.HelpName = app.Name
+	app.UsageText = pluginUsage(app.UsageText)
+	app.Description = pluginUsage(app.Description)
+	var rename func(cs []*ucli.Command)
+	rename = func(cs []*ucli.Command) {
+		for _, cmd := range cs {
+			cmd.UsageText = pluginUsage(cmd.UsageText)
+			cmd.Description = pluginUsage(cmd.Description)
+			rename(cmd.Subcommands)
+		}
+	}
+	rename(app.Commands)
+}
+
+// pluginUsage says "kubectl rwdiag" where a usage line or example says "rwdiag".
+func pluginUsage(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		trimmed := strings.TrimLeft(l, " $")
+		if strings.HasPrefix(trimmed, "rwdiag ") {
+			lines[i] = l[:len(l)-len(trimmed)] + "kubectl " + trimmed
+		}
+	}
+	return strings.Join(lines, "\n")
+}

@@ -1,0 +1,136 @@
+package collect
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// Result is what a run wrote.
+type Result struct {
+	// Path is the archive written.
+	Path string
+	// ArchiveBytes is its size.
+	ArchiveBytes int64
+	// Manifest is the archive's manifest: files, failed steps, redaction.
+	Manifest *bundle.Manifest
+	// Notes are things a person should know that are not failures.
+	Notes []string
+}
+
+func (c *collector) result(path string) (*Result, error) {
+	m, err := readManifest(path)
+	if err != nil {
+		return nil, fmt.Errorf("read back %s: %w", path, err)
+	}
+	res := &Result{Path: path, Manifest: m}
+	if fi, err := os.Stat(path); err == nil {
+		res.ArchiveBytes = fi.Size()
+	}
+	c.mu.Lock()
+	res.Notes = append([]string(nil), c.notes...)
+	c.mu.Unlock()
+	return res, nil
+}
+
+// Bytes is the files' size, uncompressed.
+func (r *Result) Bytes() int64 {
+	var n int64
+	for _, f := range r.Manifest.Files {
+		n += f.Size
+	}
+	return n
+}
+
+// summaryGroups orders the summary's file counts.
+var summaryGroups = []struct {
+	name  string
+	kinds []bundle.Kind
+}{
+	{"kubernetes", []bundle.Kind{bundle.KindPods, bundle.KindEvents, bundle.KindNodes, bundle.KindKubeObjects}},
+	{"describe", []bundle.Kind{bundle.KindDescribe}},
+	{"logs", []bundle.Kind{bundle.KindLog, bundle.KindPreviousLog}},
+	{"metrics scrapes", []bundle.Kind{bundle.KindMetricsScrape}},
+	{"diagnose", []bundle.Kind{bundle.KindDiagnoseReport, bundle.KindAwaitTreeJSON, bundle.KindAwaitTreeText}},
+	{"sql", []bundle.Kind{bundle.KindSQLTable, bundle.KindSQLExplain}},
+	{"prometheus", []bundle.Kind{bundle.KindPrometheusRange}},
+}
+
+// WriteSummary prints what was written and what is missing, and why.
+func (r *Result) WriteSummary(w io.Writer) {
+	m := r.Manifest
+	fmt.Fprintf(w, "rwdiag collect: wrote %s (%s; %d files, %s uncompressed)\n",
+		r.Path, formatBytes(r.ArchiveBytes), len(m.Files), formatBytes(r.Bytes()))
+	fmt.Fprintf(w, "  namespace %s, cluster %s, RisingWave %s, %s\n",
+		m.Namespace, orDash(m.Cluster), orDash(m.RisingWaveVersion), m.FinishedAt.Sub(m.CollectedAt).Round(100_000_000))
+	counts := map[bundle.Kind]int{}
+	var truncated, partial []bundle.FileEntry
+	for _, f := range m.Files {
+		counts[bundle.Classify(f.Path).Kind]++
+		if f.Truncated {
+			truncated = append(truncated, f)
+		}
+		if f.Error != "" {
+			partial = append(partial, f)
+		}
+	}
+	var parts []string
+	for _, g := range summaryGroups {
+		n := 0
+		for _, k := range g.kinds {
+			n += counts[k]
+		}
+		parts = append(parts, fmt.Sprintf("%s %d", g.name, n))
+	}
+	fmt.Fprintf(w, "  files: %s\n", strings.Join(parts, ", "))
+	if m.Redaction.Enabled {
+		fmt.Fprintf(w, "  redaction: on, %d values replaced", m.Redaction.Total)
+		if len(m.Redaction.Counts) > 0 {
+			var rs []string
+			for _, k := range sortedKeys(m.Redaction.Counts) {
+				rs = append(rs, fmt.Sprintf("%s %d", k, m.Redaction.Counts[k]))
+			}
+			fmt.Fprintf(w, " (%s)", strings.Join(rs, ", "))
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintln(w, "  redaction: OFF (--no-redact): the bundle may hold passwords, tokens and keys; do not share it outside your organisation")
+	}
+	if !m.Complete {
+		fmt.Fprintf(w, "  INCOMPLETE: %s\n", m.IncompleteReason)
+	}
+	if len(m.Errors) > 0 {
+		fmt.Fprintf(w, "\nMissing (%d): what could not be collected, and why\n", len(m.Errors))
+		for _, e := range m.Errors {
+			fmt.Fprintf(w, "  %-10s %s: %s\n", e.Step, e.Target, firstLine(e.Error))
+		}
+	}
+	if len(partial) > 0 {
+		fmt.Fprintf(w, "\nPartial (%d): the source failed part-way\n", len(partial))
+		for _, f := range partial {
+			fmt.Fprintf(w, "  %s: %s\n", f.Path, firstLine(f.Error))
+		}
+	}
+	if len(truncated) > 0 {
+		fmt.Fprintf(w, "\nTruncated (%d): cut by --log-bytes or --log-budget (the newest lines are kept)\n", len(truncated))
+		for _, f := range truncated {
+			fmt.Fprintf(w, "  %s (%s kept)\n", f.Path, formatBytes(f.Size))
+		}
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintln(w, "\nNotes")
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "  %s\n", n)
+		}
+	}
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
