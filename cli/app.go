@@ -120,11 +120,15 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 	app := &ucli.App{
 		Name:  "rwdiag",
 		Usage: "diagnose a RisingWave cluster on Kubernetes offline, from a bundle",
-		Description: "rwdiag reads a bundle: a directory or a tar, tar.zst or tar.gz archive of what\n" +
-			"kubectl, curl and psql print about a RisingWave cluster (see docs/bundle-format.md).\n\n" +
+		Description: "rwdiag collect captures a RisingWave cluster, read-only and redacted, into a bundle:\n" +
+			"a directory or a tar, tar.zst or tar.gz archive of what kubectl, curl and psql print\n" +
+			"about it (see docs/bundle-format.md). rwdiag analyze reads a bundle anywhere, offline,\n" +
+			"and reports what went wrong, with evidence and remedies.\n\n" +
 			"Examples:\n" +
 			"   rwdiag collect -n risingwave\n" +
-			"   rwdiag bundle inspect samples/oom-crash-loop\n" +
+			"   rwdiag analyze samples/compound-incident\n" +
+			"   rwdiag timeline --min-level warn samples/compound-incident\n" +
+			"   rwdiag bundle inspect samples/handmade-minimal\n" +
 			"   rwdiag bundle verify rwdiag-prod-20261129T204300Z.tar.zst\n" +
 			"   rwdiag --max-total-bytes 200GiB bundle extract big.tar.zst ./big\n" +
 			"   rwdiag version",
