@@ -159,20 +159,24 @@ func (d *Diff) countLine() string {
 	return fmt.Sprintf("%d new, %d resolved, %d persisting, %d undecided", len(d.Added), len(d.Resolved), len(d.Persisting), len(d.Undecided))
 }
 
-// clusterNote warns when the bundles name different clusters.
-func (d *Diff) clusterNote() string {
+// notes warn when the bundles name different clusters, or NEW is older.
+func (d *Diff) notes() []string {
+	var ns []string
 	o, n := reportClusterLine(d.Old), reportClusterLine(d.New)
 	if o != "" && n != "" && o != n {
-		return fmt.Sprintf("the bundles are of different clusters (%s; %s): fingerprints match only within one", o, n)
+		ns = append(ns, fmt.Sprintf("the bundles are of different clusters (%s; %s): fingerprints match only within one", o, n))
 	}
-	return ""
+	if !d.Old.CollectedAt.IsZero() && d.New.CollectedAt.Before(d.Old.CollectedAt) {
+		ns = append(ns, "NEW was collected before OLD: are they the wrong way round?")
+	}
+	return ns
 }
 
 func (d *Diff) writeTable(w io.Writer) error {
 	p := &reportPrinter{w: w}
 	p.lines("OLD: ", diffBundleLine(d.Old))
 	p.lines("NEW: ", diffBundleLine(d.New))
-	if n := d.clusterNote(); n != "" {
+	for _, n := range d.notes() {
 		p.lines("Note: ", n)
 	}
 	for _, s := range d.diffSections() {
@@ -207,7 +211,7 @@ func diffBundleLine(b BundleInfo) string {
 func (d *Diff) writeMarkdown(w io.Writer) error {
 	p := &reportPrinter{w: w}
 	p.printf("# rwdiag diff\n\n- **Old:** %s\n- **New:** %s\n", mdText(diffBundleLine(d.Old)), mdText(diffBundleLine(d.New)))
-	if n := d.clusterNote(); n != "" {
+	for _, n := range d.notes() {
 		p.printf("- **Note:** %s\n", mdText(n))
 	}
 	p.printf("\n**%s.**\n", d.countLine())

@@ -96,7 +96,8 @@ func (ev *Gathered) MetricHistories(ctx context.Context, rules []*Rule, rep *Rep
 }
 
 func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, times []time.Time) map[string]*MetricHistory {
-	base := map[string]*signalResult{}
+	// The other signals, whole and without the rows that carry a time.
+	base, untimed := map[string]*signalResult{}, map[string]*signalResult{}
 	for _, s := range r.Signals {
 		if s.Kind == SignalPromQL {
 			continue
@@ -106,6 +107,7 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 			return nil
 		}
 		base[s.Name] = sr
+		untimed[s.Name] = &signalResult{rows: rowsUpTo(sr.rows, time.Time{}), available: sr.available}
 	}
 	// rows[signal][i] are the signal's rows at times[i].
 	rows := map[string][][]Row{}
@@ -117,7 +119,7 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 		for _, s := range r.Signals {
 			if s.Kind != SignalPromQL {
 				b := base[s.Name]
-				metricOnly[s.Name] = &signalResult{rows: rowsUpTo(b.rows, time.Time{}), available: b.available}
+				metricOnly[s.Name] = untimed[s.Name]
 				upTo[s.Name] = &signalResult{rows: rowsUpTo(b.rows, t), available: b.available}
 				continue
 			}
