@@ -71,6 +71,21 @@ func (ps Problems) Error() string {
 // files whose kind is RuleTest are skipped).
 func LoadPaths(paths []string) ([]*Rule, error) {
 	var rules []*Rule
+	probs := readYAMLFiles(paths, func(name string, data []byte) error {
+		rs, err := ParseRules(name, data)
+		rules = append(rules, rs...)
+		return err
+	})
+	probs = append(probs, duplicateIDs(rules)...)
+	if len(probs) > 0 {
+		return rules, probs
+	}
+	return rules, nil
+}
+
+// readYAMLFiles hands every YAML file among paths (files, or directories
+// searched below) to parse, and gathers the problems of all of them.
+func readYAMLFiles(paths []string, parse func(name string, data []byte) error) Problems {
 	var probs Problems
 	for _, p := range paths {
 		files, err := ruleFiles(p)
@@ -84,16 +99,10 @@ func LoadPaths(paths []string) ([]*Rule, error) {
 				probs = append(probs, &Problem{File: f, Msg: err.Error()})
 				continue
 			}
-			rs, err := ParseRules(f, data)
-			rules = append(rules, rs...)
-			probs = appendProblems(probs, err)
+			probs = appendProblems(probs, parse(f, data))
 		}
 	}
-	probs = append(probs, duplicateIDs(rules)...)
-	if len(probs) > 0 {
-		return rules, probs
-	}
-	return rules, nil
+	return probs
 }
 
 // LoadFS loads every rule file of a file system, such as the embedded

@@ -92,24 +92,11 @@ func (c *TestCase) Expects(id string) bool {
 // directories searched for *.yaml files whose kind is RuleTest).
 func LoadTestPaths(paths []string) ([]*TestCase, error) {
 	var cases []*TestCase
-	var probs Problems
-	for _, p := range paths {
-		files, err := ruleFiles(p)
-		if err != nil {
-			probs = append(probs, &Problem{File: p, Msg: err.Error()})
-			continue
-		}
-		for _, f := range files {
-			data, err := os.ReadFile(f)
-			if err != nil {
-				probs = append(probs, &Problem{File: f, Msg: err.Error()})
-				continue
-			}
-			cs, err := parseTests(f, data, nil)
-			cases = append(cases, cs...)
-			probs = appendProblems(probs, err)
-		}
-	}
+	probs := readYAMLFiles(paths, func(name string, data []byte) error {
+		cs, err := parseTests(name, data, nil)
+		cases = append(cases, cs...)
+		return err
+	})
 	if len(probs) > 0 {
 		return cases, probs
 	}
