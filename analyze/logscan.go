@@ -94,11 +94,12 @@ func CheckLogQuery(q *LogQuery) error {
 // in one pass per file, keeping the matches as rows.
 //
 // It is built for multi-gigabyte logs: a line that no query's literals
-// appear in costs a few byte searches and no allocation. Every query gets a
-// prefilter (the literal strings any match must contain, read off the
-// regular expression's syntax tree), the regular expression runs on the raw
-// bytes after the kubectl prefix, and only JSON lines are rendered into text
-// first, and only those whose bytes hold the query's literals.
+// appear in is not even split out of its file, which is searched a block at
+// a time for the literals of all queries at once (see logblock.go). Every
+// query gets a prefilter (the literal strings any match must contain, read
+// off the regular expression's syntax tree), the regular expression runs on
+// the raw bytes after the kubectl prefix, and only JSON lines are rendered
+// into text first, and only those whose bytes hold the query's literals.
 //
 // A LogScanner is not safe for concurrent use.
 type LogScanner struct {
@@ -112,6 +113,12 @@ type LogScanner struct {
 	lower   []byte // the current line, folded, when lowerOK
 	lowerOK bool
 	ks      ksState // whether the current line may hold a Kelvin sign or long s
+
+	// Block scanning (see logblock.go).
+	block  []byte
+	spans  []lineSpan
+	groups []gateGroup
+	freq   byteFreq
 }
 
 type ksState int
@@ -131,6 +138,8 @@ type scanQuery struct {
 	pre       prefilter
 	pieces    []lit // required in a JSON line's bytes, see jsonPieces
 	jsonAny   bool  // no pieces: every JSON line is rendered
+	gates     gates // one of them is in the bytes of any line it may match, see queryGates
+	gated     bool
 	headCap   int
 	tailCap   int
 	count     int
@@ -193,6 +202,7 @@ func NewLogScanner(queries []*LogQuery) *LogScanner {
 			sq.pre = newPrefilter(sq.re.String())
 			sq.pieces = jsonPieces(sq.pre)
 			sq.jsonAny = len(sq.pieces) == 0
+			sq.gates, sq.gated = queryGates(sq)
 		}
 		s.queries = append(s.queries, sq)
 		s.byName[q.Name] = sq
@@ -244,26 +254,23 @@ func (s *LogScanner) Scan(p string, c bundle.Class, r io.Reader) error {
 	if c.Kind == bundle.KindLog || c.Kind == bundle.KindPreviousLog {
 		mode = modeLog
 	}
-	lr := bundle.NewLineReader(r, bundle.DefaultMaxLineBytes)
-	defer func() {
-		if n := lr.Cut(); n > 0 {
-			s.cut[p] += n
-		}
-	}()
-	for {
-		line, n, _, err := lr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("%s: %w", p, err)
-		}
+	judge := func(line []byte, n int) {
 		if mode == modeLog {
 			s.scanLogLine(line, n, qs, meta)
 		} else {
 			s.scanPlainLine(line, n, qs, meta)
 		}
 	}
+	var err error
+	if g, ok := fileGates(qs); ok {
+		err = s.scanBlocks(p, r, g, judge)
+	} else {
+		err = s.scanLineByLine(p, r, 0, judge)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", p, err)
+	}
+	return nil
 }
 
 func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {

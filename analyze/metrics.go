@@ -690,6 +690,9 @@ func (s *MetricStore) Query(ctx context.Context, query string, at time.Time) ([]
 	var rows []Row
 	switch v := res.Value.(type) {
 	case promql.Vector:
+		// Aggregations hand series out in map order: sort them, so the same
+		// bundle always gives the same report.
+		slices.SortFunc(v, func(a, b promql.Sample) int { return labels.Compare(a.Metric, b.Metric) })
 		for _, smp := range v {
 			row := seriesRow(smp.Metric)
 			row["value"] = smp.F

@@ -238,15 +238,17 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 		if err != nil {
 			return nil, fmt.Errorf("%s: zstd: %w", name, err)
 		}
-		stream = zr
-		r.closer = closerFunc(func() error { zr.Close(); return nil })
+		ra := newReadAhead(zr)
+		stream = ra
+		r.closer = closerFunc(func() error { ra.Close(); zr.Close(); return nil })
 	case FormatTarGzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, &DamageError{Archive: name, Offset: raw.n, Err: fmt.Errorf("gzip: %w", err)}
 		}
-		stream = zr
-		r.closer = zr
+		ra := newReadAhead(zr)
+		stream = ra
+		r.closer = closerFunc(func() error { ra.Close(); return zr.Close() })
 	}
 	tr := &tarWalker{
 		name: name,

@@ -277,7 +277,11 @@ func (s *Sim) writeLog(b *bundleWriter, p *Pod, r run, prev bool, at *time.Time)
 		// thinned to keep the sample small.
 		n = min(n, 100)
 	}
-	n *= s.Scale
+	if s.Large.Logs > 0 {
+		n *= s.Large.Logs
+	} else {
+		n *= s.Scale
+	}
 	if to.Sub(from) < 2*time.Second {
 		n = 0
 	}

@@ -5,6 +5,7 @@
 //	go run ./samples/gen -out samples                 # every sample
 //	go run ./samples/gen -out samples -only sink-blockage
 //	go run ./samples/gen -out /tmp/big -scale 64      # more noise
+//	go run ./samples/gen -out /tmp/big -only compound-incident -size 2GiB
 //
 // The same flags always produce the same bytes. The generator owns the
 // sample directories it writes (it deletes and rewrites them) and nothing
@@ -27,12 +28,28 @@ func main() {
 	out := flag.String("out", "samples", "directory to write the sample bundles into")
 	only := flag.String("only", "", "generate only the sample with this name")
 	scale := flag.Int("scale", 1, "noise multiplier: more unrelated jobs, series, log lines, scrapes and compute pods")
+	size := flag.String("size", "", "write a large bundle of about this uncompressed `size` (e.g. 512MiB, 2GiB, 8GiB) around the sample's evidence: 32 pods, scrapes and log lines in proportion; needs -only, replaces -scale")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "gen: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
 	}
-	if err := generateAll(*out, *only, *scale); err != nil {
+	var lg large
+	if *size != "" {
+		n, err := parseSize(*size)
+		if err == nil && *only == "" {
+			err = fmt.Errorf("-size writes one large bundle: name its sample with -only")
+		}
+		if err == nil && *scale != 1 {
+			err = fmt.Errorf("-size and -scale do not combine")
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(2)
+		}
+		lg = largeFor(n)
+	}
+	if err := generateWith(*out, *only, *scale, lg); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -40,6 +57,11 @@ func main() {
 
 // generateAll generates the samples into out.
 func generateAll(out, only string, scale int) error {
+	return generateWith(out, only, scale, large{})
+}
+
+// generateWith generates the samples into out, large ones when lg is set.
+func generateWith(out, only string, scale int, lg large) error {
 	if scale < 1 {
 		return fmt.Errorf("-scale must be at least 1, not %d", scale)
 	}
@@ -49,7 +71,7 @@ func generateAll(out, only string, scale int) error {
 			continue
 		}
 		found = true
-		if err := generate(sc, filepath.Join(out, sc.name), scale); err != nil {
+		if err := generate(sc, filepath.Join(out, sc.name), scale, lg); err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}
 	}
@@ -72,14 +94,14 @@ type scenario struct {
 
 // generate builds a scenario and writes its bundle to dir, replacing
 // whatever was there.
-func generate(sc scenario, dir string, scale int) error {
+func generate(sc scenario, dir string, scale int, lg large) error {
 	if err := os.RemoveAll(dir); err != nil {
 		return err
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	s := &Sim{Dir: sc.name, Seed: sc.seed, Scale: scale, rnd: newRand(sc.seed, "sim")}
+	s := &Sim{Dir: sc.name, Seed: sc.seed, Scale: scale, Large: lg, rnd: newRand(sc.seed, "sim")}
 	sc.build(s)
 	s.finalize()
 	b := newBundleWriter(dir)

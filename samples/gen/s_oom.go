@@ -40,7 +40,7 @@ func buildOOMCrashLoop(s *Sim) {
 	c1 := s.addPod("compute", 1, 4, "8Gi", created)
 	place(c0, "", "", "ip-10-0-3-17.ec2.internal", "10.0.3.17", "10.0.3.112")
 	place(c1, "", "", "ip-10-0-2-58.ec2.internal", "10.0.2.58", "10.0.2.201")
-	for i := 0; i < log2(s.Scale); i++ {
+	for i := range s.noisePodCount() {
 		s.addPod("compute", 2+i, 4, "8Gi", created).Noise = true
 	}
 	s.assignWorkers(1)

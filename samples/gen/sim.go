@@ -274,6 +274,7 @@ type Sim struct {
 	Dir       string
 	Seed      uint64
 	Scale     int
+	Large     large // -size's knobs; zero leaves -scale's choices
 	Handmade  bool
 	Summary   string
 	Cluster   string
@@ -324,11 +325,16 @@ type metaModel struct {
 	snapLag     lin // meta_snapshot_backfill_upstream_lag, seconds; nil when none
 }
 
-// scrapeTimes are the scrape instants; -scale makes them denser.
+// scrapeTimes are the scrape instants; -scale and -size make them denser,
+// over the same window.
 func (s *Sim) scrapeTimes() []time.Time {
 	k := 1 + log2(s.Scale)
 	n := s.Scrapes * k
 	every := s.ScrapeEvery / time.Duration(k)
+	if s.Large.Scrapes > 0 {
+		n = s.Large.Scrapes
+		every = s.ScrapeEvery * time.Duration(s.Scrapes) / time.Duration(n)
+	}
 	out := make([]time.Time, n)
 	for i := range out {
 		out[i] = s.Collect.Add(time.Duration(i) * every)

@@ -59,7 +59,7 @@ func (s *Sim) setup(c clusterSpec) {
 }
 
 // topo adds the usual pods: one meta, one frontend, one compactor and n
-// compute nodes, plus ⌊log₂ scale⌋ extra healthy compute nodes.
+// compute nodes, plus extra healthy compute nodes (see noisePodCount).
 func (s *Sim) topo(n, cpu int, mem string, created time.Time, firstWorker int) []*Pod {
 	s.addPod("meta", 0, 2, "4Gi", created)
 	s.addPod("frontend", 0, 2, "4Gi", created.Add(4*time.Second))
@@ -68,7 +68,7 @@ func (s *Sim) topo(n, cpu int, mem string, created time.Time, firstWorker int) [
 	for i := 0; i < n; i++ {
 		cns = append(cns, s.addPod("compute", i, cpu, mem, created.Add(time.Duration(3+i)*time.Second)))
 	}
-	for i := 0; i < log2(s.Scale); i++ {
+	for i := range s.noisePodCount() {
 		p := s.addPod("compute", n+i, cpu, mem, created.Add(time.Duration(3+n+i)*time.Second))
 		p.Noise = true
 	}
@@ -76,7 +76,23 @@ func (s *Sim) topo(n, cpu int, mem string, created time.Time, firstWorker int) [
 	return cns
 }
 
-// noisePods are the extra compute pods -scale added.
+// noisePodCount is how many healthy compute pods to add to the RisingWave
+// pods added so far: ⌊log₂ scale⌋, or with -size as many as make up
+// Large.Pods.
+func (s *Sim) noisePodCount() int {
+	if s.Large.Pods == 0 {
+		return log2(s.Scale)
+	}
+	n := 0
+	for _, p := range s.Pods {
+		if p.Other == "" {
+			n++
+		}
+	}
+	return max(0, s.Large.Pods-n)
+}
+
+// noisePods are the extra compute pods -scale or -size added.
 func (s *Sim) noisePods() []*Pod {
 	var out []*Pod
 	for _, p := range s.pods("compute") {
@@ -190,11 +206,16 @@ func (s *Sim) sink(name, connector, typ, def string, from *Job, on []*Pod, par i
 var noiseJobNames = []string{"mv_report_hourly", "mv_region_rollup", "mv_inventory_snapshot", "mv_fraud_signals",
 	"mv_latency_p99", "mv_campaign_clicks", "mv_ledger_balances", "mv_device_status"}
 
-// noiseJobs adds 4·(scale−1) unrelated aggregation MVs over from, spread
-// over every compute pod, the extra ones included.
+// noiseJobs adds 4·(scale−1) unrelated aggregation MVs over from (with
+// -size, Large.Jobs), spread over every compute pod, the extra ones
+// included.
 func (s *Sim) noiseJobs(from *Job, created time.Time) {
 	on := s.pods("compute")
-	for i := 0; i < 4*(s.Scale-1); i++ {
+	n := 4 * (s.Scale - 1)
+	if s.Large.Jobs > 0 {
+		n = s.Large.Jobs
+	}
+	for i := range n {
 		name := fmt.Sprintf("%s_%04d", noiseJobNames[i%len(noiseJobNames)], i/len(noiseJobNames))
 		def := fmt.Sprintf("CREATE MATERIALIZED VIEW %s AS SELECT count(*) AS n FROM %s", name, from.Name)
 		j := s.aggMV(name, def, from, on, len(on), 50+float64(i%17)*30, created.Add(time.Duration(i)*time.Minute))
