@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/rules"
 )
 
@@ -97,18 +98,11 @@ func runAnalyze(c *ucli.Context) error {
 	if err != nil {
 		return usageError(c, "%v", err)
 	}
-	threshold, never, err := analyze.ParseFailOn(c.String("fail-on"))
-	if err != nil {
-		return usageError(c, "--fail-on: %v", err)
-	}
-	opts, err := readerOptions(c)
+	in, err := readAnalysisInputs(c)
 	if err != nil {
 		return err
 	}
-	rs, err := loadRules(c)
-	if err != nil {
-		return err
-	}
+	threshold, never, opts, rs := in.threshold, in.never, in.opts, in.rules
 	var rep *analyze.Report
 	var x *analyze.Forensics // the timeline and metric history that Markdown and HTML show
 	if format == analyze.FormatMarkdown || format == analyze.FormatHTML {
@@ -172,4 +166,27 @@ func writeOutput(c *ucli.Context, out string, write func(io.Writer) error) error
 		return inputError(fmt.Errorf("write %s: %w", out, err))
 	}
 	return nil
+}
+
+// analysisInputs is what every command that analyses bundles reads from its
+// flags: the --fail-on threshold, the reader's limits and the rules.
+type analysisInputs struct {
+	threshold analyze.Severity
+	never     bool
+	opts      bundle.Options
+	rules     []*analyze.Rule
+}
+
+func readAnalysisInputs(c *ucli.Context) (analysisInputs, error) {
+	var in analysisInputs
+	var err error
+	in.threshold, in.never, err = analyze.ParseFailOn(c.String("fail-on"))
+	if err != nil {
+		return in, usageError(c, "--fail-on: %v", err)
+	}
+	if in.opts, err = readerOptions(c); err != nil {
+		return in, err
+	}
+	in.rules, err = loadRules(c)
+	return in, err
 }

@@ -43,18 +43,11 @@ func runDiff(c *ucli.Context) error {
 	if err != nil {
 		return usageError(c, "%v", err)
 	}
-	threshold, never, err := analyze.ParseFailOn(c.String("fail-on"))
-	if err != nil {
-		return usageError(c, "--fail-on: %v", err)
-	}
-	opts, err := readerOptions(c)
+	in, err := readAnalysisInputs(c)
 	if err != nil {
 		return err
 	}
-	rs, err := loadRules(c)
-	if err != nil {
-		return err
-	}
+	threshold, never, opts, rs := in.threshold, in.never, in.opts, in.rules
 	var reps [2]*analyze.Report
 	for i, b := range args {
 		rep, err := analyze.Analyze(c.Context, b, rs, opts)
