@@ -1,8 +1,6 @@
 package analyze
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -122,25 +120,7 @@ func (d *Diff) AddedAtOrAbove(threshold Severity) bool {
 
 // Write writes the diff in format f: table, json or markdown.
 func (d *Diff) Write(w io.Writer, f Format) error {
-	bw := bufio.NewWriter(w)
-	var err error
-	switch f {
-	case FormatJSON:
-		enc := json.NewEncoder(bw)
-		enc.SetEscapeHTML(false)
-		enc.SetIndent("", "  ")
-		err = enc.Encode(d)
-	case FormatMarkdown:
-		err = d.writeMarkdown(bw)
-	case FormatTable:
-		err = d.writeTable(bw)
-	default:
-		return fmt.Errorf("unknown diff format %q (want table, json or markdown)", f)
-	}
-	if err != nil {
-		return err
-	}
-	return bw.Flush()
+	return writeFormatted(w, f, "diff", d, d.writeMarkdown, d.writeTable)
 }
 
 // diffSections are the diff's lists with their headings, in print order.

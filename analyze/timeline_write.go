@@ -11,6 +11,12 @@ import (
 
 // Write writes the timeline in format f: table, json or markdown.
 func (tl *Timeline) Write(w io.Writer, f Format) error {
+	return writeFormatted(w, f, "timeline", tl, tl.writeMarkdown, tl.writeTable)
+}
+
+// writeFormatted writes v as indented JSON, or with its Markdown or table
+// writer, buffered.
+func writeFormatted(w io.Writer, f Format, what string, v any, markdown, table func(io.Writer) error) error {
 	bw := bufio.NewWriter(w)
 	var err error
 	switch f {
@@ -18,13 +24,13 @@ func (tl *Timeline) Write(w io.Writer, f Format) error {
 		enc := json.NewEncoder(bw)
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
-		err = enc.Encode(tl)
+		err = enc.Encode(v)
 	case FormatMarkdown:
-		err = tl.writeMarkdown(bw)
+		err = markdown(bw)
 	case FormatTable:
-		err = tl.writeTable(bw)
+		err = table(bw)
 	default:
-		return fmt.Errorf("unknown timeline format %q (want table, json or markdown)", f)
+		return fmt.Errorf("unknown %s format %q (want table, json or markdown)", what, f)
 	}
 	if err != nil {
 		return err
