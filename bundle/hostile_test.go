@@ -371,9 +371,11 @@ func TestHostileLongLine(t *testing.T) {
 	if lr.Cut() != 1 || lr.Err() != nil {
 		t.Errorf("Cut() = %d, Err() = %v; want 1, nil", lr.Cut(), lr.Err())
 	}
-	// The 8 MiB line must not be held whole: allow the 1 MiB kept and the
-	// decoder's buffers, well under the line's size.
-	if grew := after.TotalAlloc - before.TotalAlloc; grew > 6<<20 {
+	// The 8 MiB line must not be held whole: allow the 1 MiB kept, the
+	// decoder's buffers and the read-ahead's (at most 5 MiB, made as the
+	// stream flows), all under the line's own size; holding the line whole
+	// would allocate at least 8 MiB more.
+	if grew := after.TotalAlloc - before.TotalAlloc; grew >= 8<<20 {
 		t.Errorf("reading an 8 MiB line allocated %d bytes; the line is being buffered whole", grew)
 	}
 	if e, err := r.Next(); err != nil || e.Path != goodLastPath {
