@@ -20,6 +20,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"k8s.io/apimachinery/pkg/fields"
 	"k8s.io/apimachinery/pkg/labels"
@@ -107,7 +108,7 @@ func newFakeAPI(t testing.TB) *fakeAPI {
 			if !seen[pod] {
 				seen[pod], f.metrics[pod] = true, nil
 			}
-			f.metrics[pod] = append(f.metrics[pod], readFile(t, p))
+			f.metrics[pod] = append(f.metrics[pod], shiftClockGauges(readFile(t, p), p))
 		}
 		for suffix, file := range map[string]string{"api/monitor/diagnose/": "diagnose/report.txt", "api/monitor/await_tree/": "diagnose/await-tree.json"} {
 			if b, err := os.ReadFile(filepath.Join(dir, file)); err == nil {
@@ -464,4 +465,32 @@ func (f *fakeAPI) portName(pod, port string) string {
 		}
 	}
 	return ""
+}
+
+// clockGauges hold unix times, so a scrape replayed later must move them by
+// as much as the replay is late, or the cluster would look stalled for as
+// long as the sample is old.
+var clockGauges = []string{"last_committed_barrier_time"}
+
+// shiftClockGauges moves the clock gauges of a scrape taken at the time its
+// file name says to now.
+func shiftClockGauges(b []byte, path string) []byte {
+	ms, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(path), ".prom"), 10, 64)
+	if err != nil {
+		return b
+	}
+	late := float64(time.Now().UnixMilli()-ms) / 1000
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		for _, g := range clockGauges {
+			if !strings.HasPrefix(l, g) || strings.HasPrefix(l, "#") {
+				continue
+			}
+			sp := strings.LastIndexByte(l, ' ')
+			if v, err := strconv.ParseFloat(l[sp+1:], 64); err == nil && sp > 0 {
+				lines[i] = l[:sp+1] + strconv.FormatFloat(v+late, 'f', 3, 64)
+			}
+		}
+	}
+	return []byte(strings.Join(lines, "\n"))
 }
