@@ -23,6 +23,7 @@ import (
 	version "github.com/hashicorp/go-version"
 
 	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/internal/yamlast"
 )
 
 // Problem is one defect in a rule file, with its position.
@@ -328,31 +329,8 @@ func nodePos(n ast.Node) pos {
 	return pos{p.Line, p.Column}
 }
 
-func unwrap(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
-}
-
-func mappingValues(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := unwrap(n).(type) {
-	case *ast.MappingNode:
-		return v.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{v}, true
-	}
-	return nil, false
-}
-
 func topLevelString(body ast.Node, key string) string {
-	vals, _ := mappingValues(body)
+	vals, _ := yamlast.Mapping(body)
 	for _, mv := range vals {
 		if mv.Key.String() == key {
 			return strings.Trim(mv.Value.String(), `"' `)
@@ -373,7 +351,7 @@ func (l *loader) walkAt(n ast.Node, t reflect.Type, path string, key pos) {
 	if n == nil {
 		return
 	}
-	n = unwrap(n)
+	n = yamlast.Unwrap(n)
 	switch v := n.(type) {
 	case *ast.MappingNode, *ast.MappingValueNode, *ast.SequenceNode:
 		l.pos[path] = key
@@ -394,7 +372,7 @@ func (l *loader) walkAt(n ast.Node, t reflect.Type, path string, key pos) {
 	}
 	switch t.Kind() {
 	case reflect.Struct:
-		vals, ok := mappingValues(n)
+		vals, ok := yamlast.Mapping(n)
 		if !ok {
 			l.probAt(n, path, "want a mapping, got %s", nodeKind(n))
 			return
@@ -418,7 +396,7 @@ func (l *loader) walkAt(n ast.Node, t reflect.Type, path string, key pos) {
 			l.walkAt(mv.Value, ft, joinPath(path, key), nodePos(mv.Key))
 		}
 	case reflect.Map:
-		vals, ok := mappingValues(n)
+		vals, ok := yamlast.Mapping(n)
 		if !ok {
 			l.probAt(n, path, "want a mapping, got %s", nodeKind(n))
 			return

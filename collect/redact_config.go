@@ -9,6 +9,8 @@ import (
 
 	"github.com/goccy/go-yaml/ast"
 	"github.com/goccy/go-yaml/parser"
+
+	"github.com/rwdiag/rwdiag/internal/yamlast"
 )
 
 // RedactConfigKind is the kind of a --redact-config file.
@@ -68,7 +70,7 @@ func parseRedactConfig(name string, data []byte) ([]RedactPattern, error) {
 	if len(file.Docs) != 1 || file.Docs[0].Body == nil {
 		return nil, redactConfigProblems{name + ": want exactly one YAML document"}
 	}
-	top, ok := yamlMapping(file.Docs[0].Body)
+	top, ok := yamlast.Mapping(file.Docs[0].Body)
 	if !ok {
 		at(file.Docs[0].Body, "want a mapping with patterns:")
 		return nil, probs
@@ -86,14 +88,14 @@ func parseRedactConfig(name string, data []byte) ([]RedactPattern, error) {
 				at(mv.Value, "kind: must be %q, not %s", RedactConfigKind, mv.Value.String())
 			}
 		case "patterns":
-			seq, ok := unwrapYAML(mv.Value).(*ast.SequenceNode)
+			seq, ok := yamlast.Unwrap(mv.Value).(*ast.SequenceNode)
 			if !ok {
 				at(mv.Value, "patterns: want a list")
 				continue
 			}
 			for i, item := range seq.Values {
 				field := fmt.Sprintf("patterns[%d]", i)
-				fields, ok := yamlMapping(item)
+				fields, ok := yamlast.Mapping(item)
 				if !ok {
 					at(item, "%s: want a mapping with name, key and value", field)
 					continue
@@ -147,31 +149,8 @@ func parseRedactConfig(name string, data []byte) ([]RedactPattern, error) {
 	return patterns, nil
 }
 
-func unwrapYAML(n ast.Node) ast.Node {
-	for {
-		switch v := n.(type) {
-		case *ast.AnchorNode:
-			n = v.Value
-		case *ast.TagNode:
-			n = v.Value
-		default:
-			return n
-		}
-	}
-}
-
-func yamlMapping(n ast.Node) ([]*ast.MappingValueNode, bool) {
-	switch v := unwrapYAML(n).(type) {
-	case *ast.MappingNode:
-		return v.Values, true
-	case *ast.MappingValueNode:
-		return []*ast.MappingValueNode{v}, true
-	}
-	return nil, false
-}
-
 func yamlString(n ast.Node) (string, bool) {
-	switch v := unwrapYAML(n).(type) {
+	switch v := yamlast.Unwrap(n).(type) {
 	case *ast.StringNode:
 		return v.Value, true
 	case *ast.LiteralNode:
