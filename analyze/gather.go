@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rwdiag/rwdiag/analyze/logs"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -23,7 +24,7 @@ type Gathered struct {
 	Metrics  *MetricStore
 	SQL      *SQLStore
 	Kube     *KubeStore
-	Logs     *LogScanner
+	Logs     *logs.Scanner
 
 	// Time is when the bundle was collected: the manifest's finished_at (or
 	// collected_at), else the last metric sample, else the latest moment in
@@ -56,7 +57,7 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 	defer r.Close()
 
 	names, allMetrics := map[string]bool{}, false
-	var queries []*LogQuery
+	var queries []*logs.Query
 	for _, rule := range rules {
 		for _, s := range rule.Signals {
 			switch s.Kind {
@@ -82,7 +83,7 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 		Metrics:    NewMetricStore(names),
 		SQL:        sqlStore,
 		Kube:       NewKubeStore(),
-		Logs:       NewLogScanner(queries),
+		Logs:       logs.NewScanner(queries),
 		containers: map[string][]string{},
 		kinds:      map[bundle.Kind]int{},
 		tap:        newTimelineTap(extra.Timeline),

@@ -10,8 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/tidwall/gjson"
-
+	"github.com/rwdiag/rwdiag/analyze/logs"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -65,9 +64,9 @@ func newTimelineTap(o *TimelineOptions) *timelineTap {
 		return nil
 	}
 	t := &timelineTap{opts: *o, tables: map[string][]csvRecord{}, paths: map[string]string{}}
-	t.minLevel = parseLevel(o.MinLevel)
-	if t.minLevel == levelNone {
-		t.minLevel = levelWarn
+	t.minLevel = logs.ParseLevel(o.MinLevel)
+	if t.minLevel == 0 {
+		t.minLevel = logs.ParseLevel("WARN")
 	}
 	return t
 }
@@ -184,15 +183,11 @@ type logFileTap struct {
 func (f *logFileTap) Write(p []byte) (int, error) { return f.lines.Write(p) }
 
 func (f *logFileTap) line(raw []byte, n int) {
-	h := scanHead(raw)
-	level := h.level
-	if h.json {
-		level = parseLevel(gjson.GetBytes(raw[h.body:], "level").String())
-	}
-	if level == levelNone || level < f.t.minLevel {
+	level := logs.LineLevel(raw)
+	if level == 0 || level < f.t.minLevel {
 		return
 	}
-	ll := ParseLogLine(raw)
+	ll := logs.ParseLine(raw)
 	if ll.Time.IsZero() {
 		f.untimed++
 		return
@@ -201,8 +196,8 @@ func (f *logFileTap) line(raw []byte, n int) {
 	if !f.t.opts.inWindow(at) {
 		return
 	}
-	e := TimelineEntry{Time: at, Source: SourceLog, Level: levelNames[level], Pod: f.pod, Container: f.container,
-		Path: f.path, Line: n, Text: logEntryText(ll, level), previous: f.previous}
+	e := TimelineEntry{Time: at, Source: SourceLog, Level: logs.LevelName(level), Pod: f.pod, Container: f.container,
+		Path: f.path, Line: n, Text: logs.EntryText(ll, level), previous: f.previous}
 	f.count++
 	const half = timelineFileLines / 2
 	if len(f.head) < half {
@@ -224,27 +219,11 @@ func (f *logFileTap) finish() {
 	f.t.logs = append(f.t.logs, f.tail[:f.next]...)
 	if dropped := f.count - len(f.head) - len(f.tail); dropped > 0 {
 		f.t.note("%s: %d of its %d lines at or above %s are left out (the timeline keeps the first and last %d)",
-			f.path, dropped, f.count, levelNames[f.t.minLevel], timelineFileLines/2)
+			f.path, dropped, f.count, logs.LevelName(f.t.minLevel), timelineFileLines/2)
 	}
 	if f.untimed > 0 {
-		f.t.note("%s: %d lines at or above %s carry no time and are left out", f.path, f.untimed, levelNames[f.t.minLevel])
+		f.t.note("%s: %d lines at or above %s carry no time and are left out", f.path, f.untimed, logs.LevelName(f.t.minLevel))
 	}
-}
-
-// logEntryText is a log line as the timeline shows it: without the
-// timestamps and the level, which the entry has as fields.
-func logEntryText(ll LogLine, level int) string {
-	b := []byte(ll.Text)
-	if n := rfc3339Len(b); n > 0 {
-		b = b[n:]
-	} else if n := log4jTimeLen(b); n > 0 {
-		b = b[n:]
-	}
-	s := strings.TrimLeft(string(b), " ")
-	if w := levelNames[level]; w != "" && strings.HasPrefix(s, w+" ") {
-		s = strings.TrimLeft(s[len(w):], " ")
-	}
-	return cutUTF8(s, maxLogTextBytes)
 }
 
 // csvTap keeps a SQL dump whole, to read its rows with their line numbers

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -335,7 +336,7 @@ func eventSubject(ev gjson.Result) string {
 		fmt.Fprintf(&b, " (x%d)", c)
 	}
 	if m := eventField(ev, "message", "note").String(); m != "" {
-		b.WriteString(": " + cutUTF8(strings.Join(strings.Fields(m), " "), 200))
+		b.WriteString(": " + evidence.CutUTF8(strings.Join(strings.Fields(m), " "), 200))
 	}
 	return b.String()
 }
@@ -393,7 +394,7 @@ func kubeText(o kubeObject, el gjson.Result, i int, q KubeQuery, r Row, fieldNam
 			b.WriteString(" (" + strings.Join(fs, ", ") + ")")
 		}
 	}
-	return cutUTF8(b.String(), 500)
+	return evidence.CutUTF8(b.String(), 500)
 }
 
 // displayPath renders a gjson path for people: queries become brackets, and
@@ -502,7 +503,7 @@ func splitGJSONPath(p string) []string {
 // as compact JSON.
 func formatResult(r gjson.Result) string {
 	if r.IsObject() || r.IsArray() {
-		return cutUTF8(r.Get("@ugly").Raw, 200)
+		return evidence.CutUTF8(r.Get("@ugly").Raw, 200)
 	}
 	return formatValue(r.Value())
 }
@@ -513,7 +514,7 @@ func formatValue(v any) string {
 	case nil:
 		return "null"
 	case string:
-		return cutUTF8(v, 200)
+		return evidence.CutUTF8(v, 200)
 	case float64:
 		return strconv.FormatFloat(v, 'f', -1, 64)
 	case bool:
@@ -524,9 +525,9 @@ func formatValue(v any) string {
 		return v.Format(time.RFC3339)
 	}
 	if b, err := json.Marshal(v); err == nil {
-		return cutUTF8(string(b), 200)
+		return evidence.CutUTF8(string(b), 200)
 	}
-	return cutUTF8(fmt.Sprint(v), 200)
+	return evidence.CutUTF8(fmt.Sprint(v), 200)
 }
 
 // CheckGJSONPath checks a gjson path's syntax, as far as gjson has one: it is

@@ -22,6 +22,7 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	version "github.com/hashicorp/go-version"
 
+	"github.com/rwdiag/rwdiag/analyze/logs"
 	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/internal/yamlast"
 )
@@ -729,11 +730,11 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 				l.add(path, "log.section", "%v", err)
 			}
 		}
-		s.Log = &LogQuery{Name: l.rule + "/" + name, Regex: re, Kinds: kinds, Container: lg.Container,
+		s.Log = &logs.Query{Name: l.rule + "/" + name, Regex: re, Kinds: kinds, Container: lg.Container,
 			MinLevel: lvl, MaxRows: lg.MaxRows, Section: section}
 		s.component = lg.Component
 		if re != nil && len(l.probs) == before {
-			if err := CheckLogQuery(s.Log); err != nil {
+			if err := logs.CheckQuery(s.Log); err != nil {
 				l.add(path, "log.regex", "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("log query %q: ", s.Log.Name)))
 			}
 		}

@@ -1,15 +1,6 @@
 package analyze
 
-// Row is one result of a signal, as a rule's condition and templates see it:
-// a metric series (its labels, "value" and "time"), a SQL result row (its
-// columns), a Kubernetes object or element ("name", "namespace", "component",
-// "value" and the rule's fields) or a matching line ("pod", "container",
-// "path", "line", "time", "text", "message", "level", "target" and the
-// regular expression's named captures).
-//
-// Values are string, float64, int64, int (line numbers, event counts), bool,
-// time.Time, nil, or for gjson results []any and map[string]any.
-//
-// The keys "path", "line", "text" and "time", when present, are what the
-// finding's evidence shows.
-type Row map[string]any
+import "github.com/rwdiag/rwdiag/analyze/evidence"
+
+// Row is one result of a signal: see evidence.Row.
+type Row = evidence.Row

@@ -5,6 +5,8 @@ import (
 
 	"github.com/expr-lang/expr/vm"
 	version "github.com/hashicorp/go-version"
+
+	"github.com/rwdiag/rwdiag/analyze/logs"
 )
 
 // APIVersion and KindRuleSet head every rule file.
@@ -99,7 +101,7 @@ type Signal struct {
 
 	Kube *KubeQuery
 
-	Log       *LogQuery
+	Log       *logs.Query
 	component string // log signals: keep matches of pods of this component
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -328,7 +329,7 @@ func eventText(obj, inv gjson.Result) string {
 	}
 	s := strings.Join(parts, " ")
 	if m := eventField(obj, "message", "note").String(); m != "" {
-		s += ": " + cutUTF8(strings.Join(strings.Fields(m), " "), 300)
+		s += ": " + evidence.CutUTF8(strings.Join(strings.Fields(m), " "), 300)
 	}
 	return s
 }
@@ -406,7 +407,7 @@ func terminationText(c string, term gjson.Result) string {
 		s += " (it had started at " + shortTime(start) + ")"
 	}
 	if m := term.Get("message").String(); m != "" {
-		s += ": " + cutUTF8(strings.Join(strings.Fields(m), " "), 200)
+		s += ": " + evidence.CutUTF8(strings.Join(strings.Fields(m), " "), 200)
 	}
 	return s
 }
@@ -444,7 +445,7 @@ func eventLogLevel(typ string) string {
 // top-level key (which repeats the event type) left out.
 func eventInfoText(info string) string {
 	if !gjson.Valid(info) {
-		return cutUTF8(info, 300)
+		return evidence.CutUTF8(info, 300)
 	}
 	v := gjson.Parse(info)
 	if m := v.Map(); len(m) == 1 {
@@ -457,7 +458,7 @@ func eventInfoText(info string) string {
 	walk = func(prefix string, r gjson.Result) {
 		if r.IsObject() {
 			r.ForEach(func(k, x gjson.Result) bool {
-				walk(joinKey(prefix, k.String()), x)
+				walk(evidence.JoinKey(prefix, k.String()), x)
 				return true
 			})
 			return
@@ -473,7 +474,7 @@ func eventInfoText(info string) string {
 		}
 	}
 	walk("", v)
-	return cutUTF8(strings.Join(parts, " "), 400)
+	return evidence.CutUTF8(strings.Join(parts, " "), 400)
 }
 
 var ddlNameRE = regexp.MustCompile(`(?i)^\s*CREATE\s+(MATERIALIZED\s+VIEW|TABLE|SINK|INDEX|SOURCE)\s+(?:IF\s+NOT\s+EXISTS\s+)?([^\s(]+)`)
@@ -501,7 +502,7 @@ func (t *timelineTap) ddl() []TimelineEntry {
 			text += "; progress when collected: " + prog
 		}
 		if stmt != "" {
-			text += ": " + cutUTF8(stmt, 200)
+			text += ": " + evidence.CutUTF8(stmt, 200)
 		}
 		out = append(out, TimelineEntry{Time: at, Source: SourceDDL, Level: "INFO", Path: p, Line: r.line, Text: text})
 	}

@@ -21,6 +21,7 @@ import (
 	"strings"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/analyze/logs"
 	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/rules"
 )
@@ -56,7 +57,7 @@ func main() {
 }
 
 // readsLogs reports whether a query reads container logs.
-func readsLogs(q *analyze.LogQuery) bool {
+func readsLogs(q *logs.Query) bool {
 	return len(q.Kinds) == 0 || slices.Contains(q.Kinds, bundle.KindLog) || slices.Contains(q.Kinds, bundle.KindPreviousLog)
 }
 

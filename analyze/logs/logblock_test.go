@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -13,31 +13,22 @@ import (
 	"testing/iotest"
 
 	"github.com/rwdiag/rwdiag/bundle"
-	"github.com/rwdiag/rwdiag/rules"
 )
 
 // lbQueries are the built-in rules' log queries and the prefilter test's
 // expressions, those that have gates.
-func lbQueries(t testing.TB) []*LogQuery {
+func lbQueries(t testing.TB) []*Query {
 	t.Helper()
-	rs, err := LoadFS(rules.FS, rules.Prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var qs []*LogQuery
-	for _, r := range rs {
-		for _, s := range r.Signals {
-			if s.Log != nil {
-				q := *s.Log
-				q.Kinds = nil // every query reads every file of the test
-				qs = append(qs, &q)
-			}
-		}
+	var qs []*Query
+	for _, lq := range builtinQueries(t) {
+		q := *lq
+		q.Kinds = nil // every query reads every file of the test
+		qs = append(qs, &q)
 	}
 	for i, e := range append(lsPrefilterRegexps, `(?i)SINK ERROR: sink_id=\d+`, `WARN source`, `rror sink`, `Starting`) {
-		qs = append(qs, &LogQuery{Name: fmt.Sprint("p/", i), Regex: regexp.MustCompile(e), MaxRows: 7})
+		qs = append(qs, &Query{Name: fmt.Sprint("p/", i), Regex: regexp.MustCompile(e), MaxRows: 7})
 	}
-	s := NewLogScanner(qs)
+	s := NewScanner(qs)
 	gated := qs[:0]
 	for _, q := range qs {
 		if s.byName[q.Name].gated {
@@ -51,8 +42,8 @@ func lbQueries(t testing.TB) []*LogQuery {
 }
 
 // lbLineByLine is a scanner that reads every file line by line.
-func lbLineByLine(qs []*LogQuery) *LogScanner {
-	s := NewLogScanner(qs)
+func lbLineByLine(qs []*Query) *Scanner {
+	s := NewScanner(qs)
 	for _, q := range s.queries {
 		q.gated = false
 	}
@@ -106,9 +97,9 @@ func lbMixed(r *rand.Rand, n int, jsonShare int) []byte {
 
 // lbCompare scans data as bundle path p both ways, reading it through
 // wrap, and fails on any difference.
-func lbCompare(t *testing.T, qs []*LogQuery, p string, data []byte, wrap func(io.Reader) io.Reader) {
+func lbCompare(t *testing.T, qs []*Query, p string, data []byte, wrap func(io.Reader) io.Reader) {
 	t.Helper()
-	block, lines := NewLogScanner(qs), lbLineByLine(qs)
+	block, lines := NewScanner(qs), lbLineByLine(qs)
 	c := bundle.Classify(p)
 	var want []*scanQuery
 	for _, q := range block.queries {
@@ -167,7 +158,7 @@ func (e *errAfter) Read(p []byte) (int, error) {
 // mixed logs, across block boundaries, whatever the reads' sizes.
 func TestLogScanBlocksSameAsLines(t *testing.T) {
 	all := lbQueries(t)
-	var builtin, fold []*LogQuery
+	var builtin, fold []*Query
 	for _, q := range all {
 		if !strings.HasPrefix(q.Name, "p/") {
 			builtin = append(builtin, q)
@@ -201,7 +192,7 @@ func TestLogScanBlocksSameAsLines(t *testing.T) {
 	for _, set := range sets {
 		// The built-in rules' gates are selective; with the prefilter
 		// test's, most lines hold one ("a", "bc").
-		for _, qs := range [][]*LogQuery{builtin, fold, all} {
+		for _, qs := range [][]*Query{builtin, fold, all} {
 			for _, p := range []string{"logs/rw-compute-0/compute.log", "diagnose/report.txt"} {
 				lbCompare(t, qs, p, set.data, iotest.HalfReader)
 				if len(qs) == len(all) {
@@ -225,19 +216,7 @@ func slices0(b []byte) []byte { return append([]byte(nil), b...) }
 // The built-in rules' log files are scanned in blocks, JSON files
 // included.
 func TestLogScanBlocksTaken(t *testing.T) {
-	rs, err := LoadFS(rules.FS, rules.Prefix)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var qs []*LogQuery
-	for _, r := range rs {
-		for _, sg := range r.Signals {
-			if sg.Log != nil {
-				qs = append(qs, sg.Log)
-			}
-		}
-	}
-	s := NewLogScanner(qs)
+	s := NewScanner(builtinQueries(t))
 	var want []*scanQuery
 	for _, q := range s.queries {
 		if q.wants(bundle.Classify("logs/rw-compute-0/compute.log")) {
@@ -256,7 +235,7 @@ func FuzzLogScanBlocks(f *testing.F) {
 	f.Add([]byte("{\"fields\":{\"message\":\"\\u0053tarting compute node\"}}\r\n{}\n"))
 	f.Add([]byte("2026-11-29T20:41:07.1Z {\"fields\":{\"message\":\"recovery \\u0073tart!\"}}\n"))
 	f.Add([]byte("x Sink error: sink_id=1, error: e\r\nactor exit with error Sink error: sink_id=2\n\n"))
-	var qs []*LogQuery
+	var qs []*Query
 	for _, q := range lbQueries(f) {
 		if !strings.HasPrefix(q.Name, "p/") || strings.HasPrefix(q.Regex.String(), "(?i)") {
 			qs = append(qs, q) // the built-in rules' and folding ones: selective gates

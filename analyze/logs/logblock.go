@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -463,7 +463,7 @@ func mostlyJSON(block []byte) bool {
 // scanBlocks scans a file in blocks (see above), handing each line that
 // holds a gate to judge with its 1-based number. When a line does not fit
 // in a block it goes on line by line from there.
-func (s *LogScanner) scanBlocks(p string, r io.Reader, g gates, judge func(line []byte, n int)) error {
+func (s *Scanner) scanBlocks(p string, r io.Reader, g gates, judge func(line []byte, n int)) error {
 	if s.block == nil {
 		s.block = make([]byte, logBlockBytes)
 	}
@@ -525,7 +525,7 @@ var nl = []byte{'\n'}
 
 // scanLineByLine hands every line of r to judge, numbering them after the
 // first lines already read.
-func (s *LogScanner) scanLineByLine(p string, r io.Reader, first int, judge func(line []byte, n int)) error {
+func (s *Scanner) scanLineByLine(p string, r io.Reader, first int, judge func(line []byte, n int)) error {
 	lr := bundle.NewLineReader(r, bundle.DefaultMaxLineBytes)
 	defer func() {
 		if n := lr.Cut(); n > 0 {

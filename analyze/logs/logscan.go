@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -9,19 +9,19 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/tidwall/gjson"
 
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
-// LogQuery is one rule signal's query over logs and other text files,
+// Query is one rule signal's query over logs and other text files,
 // compiled when the rule is loaded.
-type LogQuery struct {
+type Query struct {
 	// Name identifies the query: "<rule id>/<signal>".
 	Name string
-	// Regex is matched against each normalised line (LogLine.Text). Its
+	// Regex is matched against each normalised line (Line.Text). Its
 	// named captures become row fields.
 	Regex *regexp.Regexp
 	// Kinds are the files it reads: KindLog, KindPreviousLog, KindDescribe,
@@ -34,7 +34,7 @@ type LogQuery struct {
 	// MinLevel, when set, skips lines below that level; lines that state no
 	// level (continuation lines, other files) are kept.
 	MinLevel string
-	// MaxRows bounds the rows kept (0 means DefaultLogMaxRows): the first
+	// MaxRows bounds the rows kept (0 means DefaultMaxRows): the first
 	// half and the last half of the matches. Count stays exact.
 	MaxRows int
 	// Section, when set, marks section headers: the named captures of the
@@ -43,8 +43,8 @@ type LogQuery struct {
 	Section *regexp.Regexp
 }
 
-// DefaultLogMaxRows is the rows a LogQuery keeps when its MaxRows is 0.
-const DefaultLogMaxRows = 1000
+// DefaultMaxRows is the rows a Query keeps when its MaxRows is 0.
+const DefaultMaxRows = 1000
 
 // Bounds on what a matched line contributes to its row.
 const (
@@ -58,16 +58,16 @@ const (
 // them. "component" is added by the engine.
 var logRowKeys = []string{"pod", "container", "path", "line", "time", "text", "message", "level", "target", "previous", "kind", "component", "name"}
 
-// logQueryKinds are the kinds a LogQuery may read.
+// logQueryKinds are the kinds a Query may read.
 var logQueryKinds = []bundle.Kind{
 	bundle.KindLog, bundle.KindPreviousLog, bundle.KindDescribe, bundle.KindDiagnoseReport,
 	bundle.KindAwaitTreeText, bundle.KindAwaitTreeJSON, bundle.KindKafkaGroups, bundle.KindSQLExplain,
 }
 
-// CheckLogQuery reports what is wrong with a query: no regular expression,
+// CheckQuery reports what is wrong with a query: no regular expression,
 // a named capture that would shadow a row field, a kind that is not text,
 // an unknown level.
-func CheckLogQuery(q *LogQuery) error {
+func CheckQuery(q *Query) error {
 	if q.Regex == nil {
 		return fmt.Errorf("log query %q: no regular expression", q.Name)
 	}
@@ -81,7 +81,7 @@ func CheckLogQuery(q *LogQuery) error {
 			return fmt.Errorf("log query %q: %s files are not text a regular expression reads", q.Name, k)
 		}
 	}
-	if q.MinLevel != "" && parseLevel(q.MinLevel) == levelNone {
+	if q.MinLevel != "" && ParseLevel(q.MinLevel) == levelNone {
 		return fmt.Errorf("log query %q: unknown level %q (want TRACE, DEBUG, INFO, WARN or ERROR)", q.Name, q.MinLevel)
 	}
 	if q.MaxRows < 0 {
@@ -90,7 +90,7 @@ func CheckLogQuery(q *LogQuery) error {
 	return nil
 }
 
-// LogScanner runs the regular expressions of many queries over text files
+// Scanner runs the regular expressions of many queries over text files
 // in one pass per file, keeping the matches as rows.
 //
 // It is built for multi-gigabyte logs: a line that no query's literals
@@ -101,8 +101,8 @@ func CheckLogQuery(q *LogQuery) error {
 // the raw bytes after the kubectl prefix, and only JSON lines are rendered
 // into text first, and only those whose bytes hold the query's literals.
 //
-// A LogScanner is not safe for concurrent use.
-type LogScanner struct {
+// A Scanner is not safe for concurrent use.
+type Scanner struct {
 	queries []*scanQuery
 	byName  map[string]*scanQuery
 	cut     map[string]int
@@ -129,9 +129,9 @@ const (
 	ksYes
 )
 
-// scanQuery is a LogQuery with its compiled state and its matches.
+// scanQuery is a Query with its compiled state and its matches.
 type scanQuery struct {
-	q         *LogQuery
+	q         *Query
 	re        *regexp.Regexp
 	kinds     uint64
 	minLevel  int
@@ -144,22 +144,22 @@ type scanQuery struct {
 	tailCap   int
 	count     int
 	files     int
-	head      []Row
+	head      []evidence.Row
 	tail      []slot
 	tailNext  int
 	tailCount int
-	section   Row // captures of the current file's last section header
+	section   evidence.Row // captures of the current file's last section header
 }
 
 // slot holds one of the last matches: the raw line, turned into a row only
 // when results are asked for. Long lines are turned into rows at once.
 type slot struct {
 	raw     []byte
-	row     Row
+	row     evidence.Row
 	file    *fileMeta
 	line    int
 	mode    lineMode
-	section Row
+	section evidence.Row
 }
 
 type fileMeta struct {
@@ -172,23 +172,23 @@ type fileMeta struct {
 type lineMode int
 
 const (
-	modeLog   lineMode = iota // a container log line: ParseLogLine
+	modeLog   lineMode = iota // a container log line: ParseLine
 	modePlain                 // any other text: the line as it is
 )
 
-// NewLogScanner compiles the queries' prefilters. Queries without a regular
-// expression never match; see CheckLogQuery.
-func NewLogScanner(queries []*LogQuery) *LogScanner {
-	s := &LogScanner{byName: map[string]*scanQuery{}, cut: map[string]int{}}
+// NewScanner compiles the queries' prefilters. Queries without a regular
+// expression never match; see CheckQuery.
+func NewScanner(queries []*Query) *Scanner {
+	s := &Scanner{byName: map[string]*scanQuery{}, cut: map[string]int{}}
 	for _, q := range queries {
 		if q == nil {
 			continue
 		}
 		limit := q.MaxRows
 		if limit <= 0 {
-			limit = DefaultLogMaxRows
+			limit = DefaultMaxRows
 		}
-		sq := &scanQuery{q: q, re: q.Regex, minLevel: parseLevel(q.MinLevel), headCap: (limit + 1) / 2, tailCap: limit / 2}
+		sq := &scanQuery{q: q, re: q.Regex, minLevel: ParseLevel(q.MinLevel), headCap: (limit + 1) / 2, tailCap: limit / 2}
 		kinds := q.Kinds
 		if len(kinds) == 0 {
 			kinds = []bundle.Kind{bundle.KindLog, bundle.KindPreviousLog}
@@ -219,7 +219,7 @@ func (q *scanQuery) wants(c bundle.Class) bool {
 
 // Wants reports whether any query reads files of this class, so the bundle
 // pass can skip the others without reading them.
-func (s *LogScanner) Wants(c bundle.Class) bool {
+func (s *Scanner) Wants(c bundle.Class) bool {
 	for _, q := range s.queries {
 		if q.wants(c) {
 			return true
@@ -234,7 +234,7 @@ func (s *LogScanner) Wants(c bundle.Class) bool {
 // await-tree JSON file is read whole: each line of each string value in it is
 // scanned as "<key path>: <line>", with line number 0. A read error ends the
 // file; the matches before it are kept.
-func (s *LogScanner) Scan(p string, c bundle.Class, r io.Reader) error {
+func (s *Scanner) Scan(p string, c bundle.Class, r io.Reader) error {
 	var qs []*scanQuery
 	for _, q := range s.queries {
 		if q.wants(c) {
@@ -273,7 +273,7 @@ func (s *LogScanner) Scan(p string, c bundle.Class, r io.Reader) error {
 	return nil
 }
 
-func (s *LogScanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
+func (s *Scanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
 	sectionHeaders(raw, qs)
 	h := scanHead(raw)
 	text, level := raw[h.body:], h.level
@@ -309,7 +309,7 @@ func sectionHeaders(raw []byte, qs []*scanQuery) {
 		if m == nil {
 			continue
 		}
-		sec := Row{}
+		sec := evidence.Row{}
 		for i, name := range re.SubexpNames() {
 			if name != "" && m[i] != nil {
 				sec[name] = string(m[i])
@@ -319,7 +319,7 @@ func sectionHeaders(raw []byte, qs []*scanQuery) {
 	}
 }
 
-func (s *LogScanner) scanPlainLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
+func (s *Scanner) scanPlainLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
 	sectionHeaders(raw, qs)
 	s.lowerOK, s.ks = false, ksUnknown
 	for _, q := range qs {
@@ -331,7 +331,7 @@ func (s *LogScanner) scanPlainLine(raw []byte, n int, qs []*scanQuery, meta *fil
 
 // jsonCandidate reports whether some query may match the rendering of a
 // JSON line, judging by the line's bytes (see jsonPieces).
-func (s *LogScanner) jsonCandidate(b []byte, qs []*scanQuery) bool {
+func (s *Scanner) jsonCandidate(b []byte, qs []*scanQuery) bool {
 	if hasHardEscape(b) {
 		return true // the rendering may hold what the bytes do not
 	}
@@ -370,7 +370,7 @@ func hasHardEscape(b []byte) bool {
 	}
 }
 
-func (s *LogScanner) scanAwaitTreeJSON(p string, r io.Reader, qs []*scanQuery, meta *fileMeta) error {
+func (s *Scanner) scanAwaitTreeJSON(p string, r io.Reader, qs []*scanQuery, meta *fileMeta) error {
 	data, err := io.ReadAll(io.LimitReader(r, maxAwaitTreeBytes+1))
 	if err != nil {
 		return fmt.Errorf("%s: %w", p, err)
@@ -402,28 +402,21 @@ func walkStrings(v gjson.Result, path string, fn func(path, s string)) {
 	case v.IsArray():
 		i := 0
 		v.ForEach(func(_, e gjson.Result) bool {
-			walkStrings(e, joinKey(path, strconv.Itoa(i)), fn)
+			walkStrings(e, evidence.JoinKey(path, strconv.Itoa(i)), fn)
 			i++
 			return true
 		})
 	case v.IsObject():
 		v.ForEach(func(k, e gjson.Result) bool {
-			walkStrings(e, joinKey(path, k.Str), fn)
+			walkStrings(e, evidence.JoinKey(path, k.Str), fn)
 			return true
 		})
 	}
 }
 
-func joinKey(path, k string) string {
-	if path == "" {
-		return k
-	}
-	return path + "." + k
-}
-
 // record counts a match and keeps it when it falls in the first or the
 // last half of the query's rows.
-func (s *LogScanner) record(q *scanQuery, meta *fileMeta, n int, raw []byte, mode lineMode) {
+func (s *Scanner) record(q *scanQuery, meta *fileMeta, n int, raw []byte, mode lineMode) {
 	q.count++
 	if len(q.head) < q.headCap {
 		q.head = append(q.head, q.row(meta, n, raw, mode, q.section))
@@ -447,15 +440,15 @@ func (s *LogScanner) record(q *scanQuery, meta *fileMeta, n int, raw []byte, mod
 }
 
 // row turns a matched line into its row.
-func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode, section Row) Row {
-	var ll LogLine
+func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode, section evidence.Row) evidence.Row {
+	var ll Line
 	if mode == modeLog {
-		ll = ParseLogLine(raw)
+		ll = ParseLine(raw)
 	} else {
-		ll = LogLine{Text: string(raw)}
+		ll = Line{Text: string(raw)}
 		ll.Message = ll.Text
 	}
-	r := Row{}
+	r := evidence.Row{}
 	for k, v := range section {
 		r[k] = v
 	}
@@ -475,8 +468,8 @@ func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode, sectio
 	r["path"] = meta.path
 	r["line"] = n
 	r["time"] = ll.Time
-	r["text"] = cutUTF8(ll.Text, maxLogTextBytes)
-	r["message"] = cutUTF8(ll.Message, maxLogMessageBytes)
+	r["text"] = evidence.CutUTF8(ll.Text, maxLogTextBytes)
+	r["message"] = evidence.CutUTF8(ll.Message, maxLogMessageBytes)
 	r["level"] = ll.Level
 	r["target"] = ll.Target
 	r["previous"] = meta.kind == bundle.KindPreviousLog
@@ -487,27 +480,16 @@ func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode, sectio
 	return r
 }
 
-// cutUTF8 cuts s to at most n bytes without splitting a character.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 // Results returns the rows kept for a query (the first and the last
 // matches, in scan order), the exact number of matches, and how many files
 // the query read: 0 means its input is absent from the bundle. The rows are
 // the caller's to change.
-func (s *LogScanner) Results(name string) (rows []Row, count int, files int) {
+func (s *Scanner) Results(name string) (rows []evidence.Row, count int, files int) {
 	q := s.byName[name]
 	if q == nil {
 		return nil, 0, 0
 	}
-	rows = make([]Row, 0, len(q.head)+q.tailCount)
+	rows = make([]evidence.Row, 0, len(q.head)+q.tailCount)
 	for _, r := range q.head {
 		rows = append(rows, maps.Clone(r))
 	}
@@ -524,4 +506,4 @@ func (s *LogScanner) Results(name string) (rows []Row, count int, files int) {
 }
 
 // CutLines returns how many over-long lines were cut, per bundle path.
-func (s *LogScanner) CutLines() map[string]int { return maps.Clone(s.cut) }
+func (s *Scanner) CutLines() map[string]int { return maps.Clone(s.cut) }

@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -18,7 +18,7 @@ import (
 // literals, computing it once per line: ASCII letters lowercased, and the
 // only non-ASCII runes whose case folds reach ASCII, the Kelvin sign (K) and
 // the long s (ſ), replaced by "k" and "s".
-func (s *LogScanner) lowered(line []byte) []byte {
+func (s *Scanner) lowered(line []byte) []byte {
 	if s.lowerOK {
 		return s.lower
 	}
@@ -31,7 +31,7 @@ func (s *LogScanner) lowered(line []byte) []byte {
 // l. It searches the line itself for both cases of l's rarest letter and
 // compares around each; only a line that may hold a Kelvin sign or a long s
 // is folded whole first.
-func (s *LogScanner) containsFold(line []byte, l lit) bool {
+func (s *Scanner) containsFold(line []byte, l lit) bool {
 	if l.ks && s.mayHoldKS(line) {
 		return bytes.Contains(s.lowered(line), l.s)
 	}
@@ -84,7 +84,7 @@ func equalFoldASCII(a, lower []byte) bool {
 
 // mayHoldKS reports, once per line, whether it has a lead byte of the
 // Kelvin sign or the long s.
-func (s *LogScanner) mayHoldKS(line []byte) bool {
+func (s *Scanner) mayHoldKS(line []byte) bool {
 	if s.ks == ksUnknown {
 		s.ks = ksNo
 		if bytes.IndexByte(line, 0xe2) >= 0 || bytes.IndexByte(line, 0xc5) >= 0 {
@@ -213,7 +213,7 @@ const (
 	maxClassRunes   = 8  // a character class larger than this is not expanded
 )
 
-func (p *prefilter) match(line []byte, s *LogScanner) bool {
+func (p *prefilter) match(line []byte, s *Scanner) bool {
 	for _, c := range p.clauses {
 		found := false
 		for _, l := range c {

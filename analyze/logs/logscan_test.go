@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -13,26 +13,27 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
 // lsQuery builds a query, failing the test on a bad one.
-func lsQuery(t testing.TB, name, re string, mod ...func(*LogQuery)) *LogQuery {
+func lsQuery(t testing.TB, name, re string, mod ...func(*Query)) *Query {
 	t.Helper()
-	q := &LogQuery{Name: name, Regex: regexp.MustCompile(re)}
+	q := &Query{Name: name, Regex: regexp.MustCompile(re)}
 	for _, m := range mod {
 		m(q)
 	}
-	if err := CheckLogQuery(q); err != nil {
+	if err := CheckQuery(q); err != nil {
 		t.Fatal(err)
 	}
 	return q
 }
 
 // lsScanFile scans a testdata file as the bundle path p.
-func lsScanFile(t *testing.T, s *LogScanner, file, p string) {
+func lsScanFile(t *testing.T, s *Scanner, file, p string) {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "logs", file))
+	f, err := os.Open(filepath.Join("testdata", file))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,10 +47,10 @@ func lsScanFile(t *testing.T, s *LogScanner, file, p string) {
 	}
 }
 
-func lsResults(t *testing.T, s *LogScanner, name string, wantCount int) []Row {
+func lsResults(t *testing.T, s *Scanner, name string, wantCount int) []evidence.Row {
 	t.Helper()
 	rows, count, files := s.Results(name)
-	if count != wantCount || len(rows) != min(wantCount, DefaultLogMaxRows) {
+	if count != wantCount || len(rows) != min(wantCount, DefaultMaxRows) {
 		t.Fatalf("%s: %d matches, %d rows; want %d", name, count, len(rows), wantCount)
 	}
 	if files == 0 {
@@ -71,8 +72,8 @@ func TestLogScanFormats(t *testing.T) {
 	}
 	for _, file := range []string{"text.log", "kubectl.log", "json.log"} {
 		t.Run(file, func(t *testing.T) {
-			warn := func(q *LogQuery) { q.MinLevel = "WARN" }
-			s := NewLogScanner([]*LogQuery{
+			warn := func(q *Query) { q.MinLevel = "WARN" }
+			s := NewScanner([]*Query{
 				lsQuery(t, "r/paused", `source paused, wait barrier for (?P<wait>\S+)`, warn),
 				lsQuery(t, "r/paused-any", `source paused, wait barrier for (?P<wait>\S+)`),
 				lsQuery(t, "r/watermarks", `fetch kafka watermarks: low: (?P<low>-?\d+), high: (?P<high>-?\d+), split: .*start_offset: Some\((?P<start>\d+)\)`),
@@ -85,7 +86,7 @@ func TestLogScanFormats(t *testing.T) {
 			lsScanFile(t, s, file, p)
 
 			r := lsResults(t, s, "r/paused", 1)[0]
-			want := Row{"pod": "rw-compute-0", "container": "compute", "path": p, "line": 6,
+			want := evidence.Row{"pod": "rw-compute-0", "container": "compute", "path": p, "line": 6,
 				"time": utc("2026-11-29T20:42:10.5Z"), "level": "WARN", "target": "risingwave_stream::executor::source::source_executor",
 				"message": "source paused, wait barrier for 5.1s", "previous": false, "kind": "log", "wait": "5.1s"}
 			for k, v := range want {
@@ -142,10 +143,10 @@ func TestLogScanFormats(t *testing.T) {
 }
 
 func TestLogScanContainerAndPrevious(t *testing.T) {
-	s := NewLogScanner([]*LogQuery{
-		lsQuery(t, "r/compute", `Starting compute node`, func(q *LogQuery) { q.Container = "compute" }),
+	s := NewScanner([]*Query{
+		lsQuery(t, "r/compute", `Starting compute node`, func(q *Query) { q.Container = "compute" }),
 		lsQuery(t, "r/any", `Starting compute node`),
-		lsQuery(t, "r/describe", `OOMKilled`, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindDescribe}; q.Container = "compute" }),
+		lsQuery(t, "r/describe", `OOMKilled`, func(q *Query) { q.Kinds = []bundle.Kind{bundle.KindDescribe}; q.Container = "compute" }),
 	})
 	meta := bundle.Classify("logs/rw-meta-0/meta.log")
 	if !s.Wants(meta) {
@@ -185,10 +186,10 @@ func TestLogScanContainerAndPrevious(t *testing.T) {
 // TestLogScanJSONLines covers JSON lines behind the kubectl prefix, the
 // byte-level skip, and lines with escapes, which are always rendered.
 func TestLogScanJSONLines(t *testing.T) {
-	s := NewLogScanner([]*LogQuery{
+	s := NewScanner([]*Query{
 		lsQuery(t, "r/sink", `(?P<lvl>ERROR) \S+: actor exit with error actor_id=(?P<actor>\d+) error="Sink error: sink_id=(?P<sink>\d+)`),
 		lsQuery(t, "r/quoted", `topic: "(?P<topic>\w+)"`),
-		lsQuery(t, "r/warn", `WARN risingwave_stream`, func(q *LogQuery) { q.MinLevel = "warn" }),
+		lsQuery(t, "r/warn", `WARN risingwave_stream`, func(q *Query) { q.MinLevel = "warn" }),
 	})
 	log := `2026-11-29T20:41:07.5Z {"timestamp":"2026-11-29T20:41:07Z","level":"ERROR","fields":{"message":"actor exit with error","actor_id":12,"error":"Sink error: sink_id=7, error: x"},"target":"risingwave_stream::task::actor_manager"}
 2026-11-29T20:41:07.6Z {"timestamp":"2026-11-29T20:41:07Z","level":"INFO","fields":{"message":"split: KafkaSplit { topic: \"orders\" }"},"target":"risingwave_connector"}
@@ -214,7 +215,7 @@ func TestLogScanJSONLines(t *testing.T) {
 }
 
 func TestLogScanAbsentInput(t *testing.T) {
-	s := NewLogScanner([]*LogQuery{lsQuery(t, "r/tree", `!!!`, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeText} })})
+	s := NewScanner([]*Query{lsQuery(t, "r/tree", `!!!`, func(q *Query) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeText} })})
 	p := "logs/rw-compute-0/compute.log"
 	if s.Wants(bundle.Classify(p)) {
 		t.Fatal("an await-tree query wants logs")
@@ -228,7 +229,7 @@ func TestLogScanAbsentInput(t *testing.T) {
 }
 
 func TestLogScanCutLines(t *testing.T) {
-	s := NewLogScanner([]*LogQuery{
+	s := NewScanner([]*Query{
 		lsQuery(t, "r/head", `^2026\S+ ERROR risingwave_stream::x: huge (?P<n>\d+)`),
 		lsQuery(t, "r/tail", `TAIL-MARKER`),
 		lsQuery(t, "r/next", `after the long line`),
@@ -257,10 +258,10 @@ func TestLogScanCutLines(t *testing.T) {
 }
 
 func TestLogScanAwaitTreeJSON(t *testing.T) {
-	s := NewLogScanner([]*LogQuery{
-		lsQuery(t, "r/slow", `^(?P<key>\S+): +(?P<span>\w+) (?P<id>\d+) \[!!! (?P<secs>[\d.]+)s\]`, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
-		lsQuery(t, "r/remaining", `Remaining actors: \[(?P<actors>[\d, ]+)\]`, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
-		lsQuery(t, "r/list", `^list\.(?P<i>\d+)(\.deep)?: `, func(q *LogQuery) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
+	s := NewScanner([]*Query{
+		lsQuery(t, "r/slow", `^(?P<key>\S+): +(?P<span>\w+) (?P<id>\d+) \[!!! (?P<secs>[\d.]+)s\]`, func(q *Query) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
+		lsQuery(t, "r/remaining", `Remaining actors: \[(?P<actors>[\d, ]+)\]`, func(q *Query) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
+		lsQuery(t, "r/list", `^list\.(?P<i>\d+)(\.deep)?: `, func(q *Query) { q.Kinds = []bundle.Kind{bundle.KindAwaitTreeJSON} }),
 	})
 	lsScanFile(t, s, "await-tree.json", "diagnose/await-tree.json")
 	rows := lsResults(t, s, "r/slow", 2)
@@ -293,7 +294,7 @@ func TestLogScanKeepsFirstAndLast(t *testing.T) {
 		{4, 6, []int{1, 2, 5, 6}},
 	} {
 		t.Run(fmt.Sprint(tc.max, "/", tc.n), func(t *testing.T) {
-			s := NewLogScanner([]*LogQuery{lsQuery(t, "r/n", `event (?P<n>\d+)`, func(q *LogQuery) { q.MaxRows = tc.max })})
+			s := NewScanner([]*Query{lsQuery(t, "r/n", `event (?P<n>\d+)`, func(q *Query) { q.MaxRows = tc.max })})
 			var a, b strings.Builder
 			for i := 1; i <= tc.n; i++ {
 				w := &a
@@ -332,17 +333,17 @@ func TestLogScanKeepsFirstAndLast(t *testing.T) {
 func TestCheckLogQuery(t *testing.T) {
 	re := regexp.MustCompile(`x`)
 	for _, tc := range []struct {
-		q    LogQuery
+		q    Query
 		want string
 	}{
-		{LogQuery{Name: "ok", Regex: re, MinLevel: "warn", Kinds: []bundle.Kind{bundle.KindDescribe}}, ""},
-		{LogQuery{Name: "a"}, "no regular expression"},
-		{LogQuery{Name: "a", Regex: regexp.MustCompile(`(?P<pod>x)`)}, `capture name "pod"`},
-		{LogQuery{Name: "a", Regex: re, Kinds: []bundle.Kind{bundle.KindPods}}, "pods files"},
-		{LogQuery{Name: "a", Regex: re, MinLevel: "loud"}, "unknown level"},
-		{LogQuery{Name: "a", Regex: re, MaxRows: -1}, "negative"},
+		{Query{Name: "ok", Regex: re, MinLevel: "warn", Kinds: []bundle.Kind{bundle.KindDescribe}}, ""},
+		{Query{Name: "a"}, "no regular expression"},
+		{Query{Name: "a", Regex: regexp.MustCompile(`(?P<pod>x)`)}, `capture name "pod"`},
+		{Query{Name: "a", Regex: re, Kinds: []bundle.Kind{bundle.KindPods}}, "pods files"},
+		{Query{Name: "a", Regex: re, MinLevel: "loud"}, "unknown level"},
+		{Query{Name: "a", Regex: re, MaxRows: -1}, "negative"},
 	} {
-		err := CheckLogQuery(&tc.q)
+		err := CheckQuery(&tc.q)
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
 			t.Errorf("%+v: err = %v, want %q", tc.q, err, tc.want)
 		}
@@ -419,7 +420,7 @@ func TestPrefilterSound(t *testing.T) {
 	for i := 0; i < len(lines); i += 2 {
 		lines[i] = append([]byte("2026-11-29T20:41:07.123456789Z  INFO risingwave_stream::executor::x: "), lines[i]...)
 	}
-	s := &LogScanner{}
+	s := &Scanner{}
 	for _, expr := range lsPrefilterRegexps {
 		re := regexp.MustCompile(expr)
 		pre := newPrefilter(expr)
@@ -482,9 +483,9 @@ func TestJSONPrefilterSound(t *testing.T) {
 	lines := lsLines(r, 5000)
 	levels := []string{"INFO", "info", "WARN", "Error", "DEBUG", "trace", "NOTICE"}
 	var qs []*scanQuery
-	sc := &LogScanner{}
+	sc := &Scanner{}
 	for _, expr := range append(lsPrefilterRegexps, `WARN source`, `(?i)warn source`, `NFO`, `rror sink`, `INFO\s+\S+: node`, `node k=v`, `target: \w+`) {
-		s := NewLogScanner([]*LogQuery{{Name: expr, Regex: regexp.MustCompile(expr)}})
+		s := NewScanner([]*Query{{Name: expr, Regex: regexp.MustCompile(expr)}})
 		qs = append(qs, s.queries[0])
 	}
 	escaped := []string{`Starting \u0063ompute node`, `source paused\u002c wait barrier`, `recovery start\u0021`,
@@ -531,7 +532,7 @@ func FuzzPrefilter(f *testing.F) {
 		if err != nil {
 			return
 		}
-		s := &LogScanner{}
+		s := &Scanner{}
 		pre := newPrefilter(expr)
 		if re.MatchString(line) && !pre.match([]byte(line), s) {
 			t.Errorf("prefilter of %q rejects matching %q", expr, line)
@@ -557,7 +558,7 @@ func FuzzContainsLit(f *testing.F) {
 		}
 		fl := lit{s: foldBytes(nil, []byte(s)), fold: true}
 		fl.anchor, fl.ks = rarestByte(fl.s), bytes.ContainsAny(fl.s, "ks")
-		sc := &LogScanner{}
+		sc := &Scanner{}
 		// Exact, but on lines with a Kelvin sign or a long s, where it may
 		// find a literal among their bytes (never one a regexp has).
 		want := bytes.Contains(foldBytes(nil, []byte(line)), fl.s)
@@ -631,7 +632,7 @@ func lsBenchJSON(text []byte) []byte { return lsBenchJSONEscaping(text, true) }
 func lsBenchJSONEscaping(text []byte, html bool) []byte {
 	var b bytes.Buffer
 	for _, line := range bytes.Split(bytes.TrimSuffix(text, []byte("\n")), []byte("\n")) {
-		ll := ParseLogLine(line)
+		ll := ParseLine(line)
 		msg, fields, _ := strings.Cut(ll.Message, " actor_id=")
 		obj := map[string]any{"timestamp": ll.Time.Format(time.RFC3339Nano), "level": ll.Level, "target": ll.Target,
 			"fields": map[string]any{"message": msg}}
@@ -650,11 +651,11 @@ func lsBenchJSONEscaping(text []byte, html bool) []byte {
 
 // lsSparse keeps the lines of text that no query matches and one in every
 // of the others.
-func lsSparse(text []byte, qs []*LogQuery, every int) []byte {
+func lsSparse(text []byte, qs []*Query, every int) []byte {
 	var out bytes.Buffer
 	n := 0
 	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
-		if slices.ContainsFunc(qs, func(q *LogQuery) bool { return q.Regex.Match(line) }) {
+		if slices.ContainsFunc(qs, func(q *Query) bool { return q.Regex.Match(line) }) {
 			if n++; n%every != 0 {
 				continue
 			}
@@ -666,9 +667,9 @@ func lsSparse(text []byte, qs []*LogQuery, every int) []byte {
 
 func BenchmarkScan(b *testing.B) {
 	text := lsBenchLog(50 << 20)
-	var qs []*LogQuery
+	var qs []*Query
 	for i, e := range lsBenchQueries {
-		qs = append(qs, &LogQuery{Name: fmt.Sprint("bench/", i), Regex: regexp.MustCompile(e)})
+		qs = append(qs, &Query{Name: fmt.Sprint("bench/", i), Regex: regexp.MustCompile(e)})
 	}
 	p := "logs/rw-compute-0/compute.log"
 	c := bundle.Classify(p)
@@ -689,7 +690,7 @@ func BenchmarkScan(b *testing.B) {
 			b.ReportAllocs()
 			b.ResetTimer()
 			for b.Loop() {
-				s := NewLogScanner(qs)
+				s := NewScanner(qs)
 				if err := s.Scan(p, c, bytes.NewReader(data)); err != nil {
 					b.Fatal(err)
 				}

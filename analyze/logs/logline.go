@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -7,12 +7,14 @@ import (
 	"time"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 )
 
-// LogLine is one log line, normalised so that one regular expression matches
+// Line is one log line, normalised so that one regular expression matches
 // RisingWave's text and JSON logs alike, with or without the timestamp prefix
 // `kubectl logs --timestamps` adds.
-type LogLine struct {
+type Line struct {
 	// Text is what regular expressions see: the line without the kubectl
 	// prefix. A JSON line is rendered as its text-format equivalent,
 	// "<timestamp> <LEVEL> <spans>: <target>: <message> k=v ...", so that a
@@ -45,9 +47,9 @@ const (
 
 var levelNames = [...]string{levelNone: "", levelTrace: "TRACE", levelDebug: "DEBUG", levelInfo: "INFO", levelWarn: "WARN", levelError: "ERROR"}
 
-// parseLevel maps a level name (any case) to its rank, and "" or an unknown
-// name to levelNone.
-func parseLevel(s string) int {
+// ParseLevel maps a level name (any case) to its rank, lowest first, and ""
+// or an unknown name to 0, a line that states no level.
+func ParseLevel(s string) int {
 	switch strings.ToUpper(s) {
 	case "TRACE":
 		return levelTrace
@@ -61,6 +63,42 @@ func parseLevel(s string) int {
 		return levelError
 	}
 	return levelNone
+}
+
+// LevelName is the name of a level's rank (ParseLevel's result): "TRACE",
+// "DEBUG", "INFO", "WARN", "ERROR", or "" for a line that states none.
+func LevelName(rank int) string {
+	if rank < 0 || rank >= len(levelNames) {
+		return ""
+	}
+	return levelNames[rank]
+}
+
+// LineLevel is the rank of the level a raw line states (its text head, or
+// a JSON line's "level" field), without parsing the rest of the line.
+func LineLevel(raw []byte) int {
+	h := scanHead(raw)
+	if h.json {
+		return ParseLevel(gjson.GetBytes(raw[h.body:], "level").String())
+	}
+	return h.level
+}
+
+// EntryText is a parsed line as a timeline shows it: without the
+// timestamps and the level (of rank level), which an entry has as fields,
+// and cut to the length of a row's "text".
+func EntryText(ll Line, level int) string {
+	b := []byte(ll.Text)
+	if n := rfc3339Len(b); n > 0 {
+		b = b[n:]
+	} else if n := log4jTimeLen(b); n > 0 {
+		b = b[n:]
+	}
+	s := strings.TrimLeft(string(b), " ")
+	if w := levelNames[level]; w != "" && strings.HasPrefix(s, w+" ") {
+		s = strings.TrimLeft(s[len(w):], " ")
+	}
+	return evidence.CutUTF8(s, maxLogTextBytes)
 }
 
 // levelWord recognises an upper-case level word at the start of b, as text
@@ -293,21 +331,21 @@ func parseTime(b []byte, log4j bool) time.Time {
 	return t
 }
 
-// ParseLogLine normalises one raw log line (without its line ending). It
+// ParseLine normalises one raw log line (without its line ending). It
 // accepts RisingWave's text ("full") and JSON formats, either with the
 // `kubectl logs --timestamps` prefix, Java connector log4j lines, and lines
 // with no structure at all, and never fails: what it cannot recognise ends up
 // whole in Text and Message.
-func ParseLogLine(raw []byte) LogLine {
+func ParseLine(raw []byte) Line {
 	h := scanHead(raw)
-	var ll LogLine
+	var ll Line
 	var prefixTime time.Time
 	if h.prefixEnd > 0 {
 		prefixTime = parseTime(raw[:h.prefixEnd], false)
 	}
 	if h.json {
 		if buf, f, ok := renderJSONLine(nil, raw[h.body:]); ok {
-			ll = LogLine{Text: string(buf), Level: levelNames[f.level], Target: f.target, Message: f.message, JSON: true}
+			ll = Line{Text: string(buf), Level: levelNames[f.level], Target: f.target, Message: f.message, JSON: true}
 			if f.timestamp != "" {
 				ll.Time, _ = time.Parse(time.RFC3339Nano, f.timestamp)
 			}
@@ -557,7 +595,7 @@ func renderJSONLine(dst, b []byte) ([]byte, jsonFields, bool) {
 			f.message = m.String()
 		}
 	}
-	f.level = parseLevel(levelRaw)
+	f.level = ParseLevel(levelRaw)
 	sep := false
 	if f.timestamp != "" {
 		dst = append(dst, f.timestamp...)

@@ -1,4 +1,4 @@
-package analyze
+package logs
 
 import (
 	"bytes"
@@ -15,92 +15,92 @@ func TestParseLogLine(t *testing.T) {
 	tests := []struct {
 		name string
 		raw  string
-		want LogLine
+		want Line
 	}{{
 		name: "text",
 		raw:  `2026-11-29T20:41:07.123456789Z  INFO risingwave_compute::server: Starting compute node`,
-		want: LogLine{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_compute::server: Starting compute node`, Time: t0, Level: "INFO", Target: "risingwave_compute::server", Message: "Starting compute node"},
+		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_compute::server: Starting compute node`, Time: t0, Level: "INFO", Target: "risingwave_compute::server", Message: "Starting compute node"},
 	}, {
 		name: "text, +08:00 offset, 6 digits, actor span, fields",
 		raw:  `2026-11-30T04:41:07.123456+08:00  WARN actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="Source: x {y}"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12`,
-		want: LogLine{Text: `2026-11-30T04:41:07.123456+08:00  WARN actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="Source: x {y}"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12`, Time: plus8, Level: "WARN", Target: "risingwave_stream::executor::source::source_executor", Message: "source paused, wait barrier for 5.1s actor_id=12"},
+		want: Line{Text: `2026-11-30T04:41:07.123456+08:00  WARN actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="Source: x {y}"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12`, Time: plus8, Level: "WARN", Target: "risingwave_stream::executor::source::source_executor", Message: "source paused, wait barrier for 5.1s actor_id=12"},
 	}, {
 		name: "text, ERROR has one space",
 		raw:  `2026-11-29T20:41:07.123456789Z ERROR risingwave_stream::task::actor_manager: actor exit with error actor_id=7`,
-		want: LogLine{Text: `2026-11-29T20:41:07.123456789Z ERROR risingwave_stream::task::actor_manager: actor exit with error actor_id=7`, Time: t0, Level: "ERROR", Target: "risingwave_stream::task::actor_manager", Message: "actor exit with error actor_id=7"},
+		want: Line{Text: `2026-11-29T20:41:07.123456789Z ERROR risingwave_stream::task::actor_manager: actor exit with error actor_id=7`, Time: t0, Level: "ERROR", Target: "risingwave_stream::task::actor_manager", Message: "actor exit with error actor_id=7"},
 	}, {
 		name: "kubectl prefix and text",
 		raw:  `2026-11-29T20:41:07.2Z 2026-11-29T20:41:07.123456789Z  INFO risingwave_meta::barrier::worker: recovery start!`,
-		want: LogLine{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_meta::barrier::worker: recovery start!`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery start!"},
+		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_meta::barrier::worker: recovery start!`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery start!"},
 	}, {
 		name: "span chain without fields",
 		raw:  `2026-11-29T20:41:07.123456789Z  INFO adhoc_recovery:recovery_attempt: risingwave_meta::barrier::worker: recovery start!`,
-		want: LogLine{Text: `2026-11-29T20:41:07.123456789Z  INFO adhoc_recovery:recovery_attempt: risingwave_meta::barrier::worker: recovery start!`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery start!"},
+		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO adhoc_recovery:recovery_attempt: risingwave_meta::barrier::worker: recovery start!`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery start!"},
 	}, {
 		name: "lone span without fields",
 		raw:  `2026-11-29T20:41:07.123456789Z  INFO recovery_attempt: risingwave_meta::barrier::worker: recovery success`,
-		want: LogLine{Text: `2026-11-29T20:41:07.123456789Z  INFO recovery_attempt: risingwave_meta::barrier::worker: recovery success`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery success"},
+		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO recovery_attempt: risingwave_meta::barrier::worker: recovery success`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery success"},
 	}, {
 		name: "target without ::, message with colons",
 		raw:  `2026-11-29T20:41:07.123456789Z ERROR librdkafka: librdkafka: FAIL [thrd:kafka-0:9092/0]: Connect failed`,
-		want: LogLine{Text: `2026-11-29T20:41:07.123456789Z ERROR librdkafka: librdkafka: FAIL [thrd:kafka-0:9092/0]: Connect failed`, Time: t0, Level: "ERROR", Target: "librdkafka", Message: "librdkafka: FAIL [thrd:kafka-0:9092/0]: Connect failed"},
+		want: Line{Text: `2026-11-29T20:41:07.123456789Z ERROR librdkafka: librdkafka: FAIL [thrd:kafka-0:9092/0]: Connect failed`, Time: t0, Level: "ERROR", Target: "librdkafka", Message: "librdkafka: FAIL [thrd:kafka-0:9092/0]: Connect failed"},
 	}, {
 		name: "JSON",
 		raw:  `{"timestamp":"2026-11-29T20:41:07.123456789Z","level":"WARN","fields":{"message":"source paused, wait barrier for 5.1s","actor_id":12,"error":"a b"},"target":"risingwave_stream::executor::source::source_executor","spans":[{"otel.name":"Actor 12","actor_id":12,"name":"actor"},{"name":"executor"}]}`,
-		want: LogLine{Text: `2026-11-29T20:41:07.123456789Z  WARN actor{otel.name="Actor 12" actor_id=12}:executor: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12 error="a b"`, Time: t0, Level: "WARN", Target: "risingwave_stream::executor::source::source_executor", Message: "source paused, wait barrier for 5.1s", JSON: true},
+		want: Line{Text: `2026-11-29T20:41:07.123456789Z  WARN actor{otel.name="Actor 12" actor_id=12}:executor: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12 error="a b"`, Time: t0, Level: "WARN", Target: "risingwave_stream::executor::source::source_executor", Message: "source paused, wait barrier for 5.1s", JSON: true},
 	}, {
 		name: "kubectl prefix and JSON with a top-level message",
 		raw:  `2026-11-29T20:41:07.2Z {"timestamp":"2026-11-29T20:41:07.123456789Z","level":"info","message":"Starting meta node","target":"risingwave_meta_node","pid":1}`,
-		want: LogLine{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_meta_node: Starting meta node pid=1`, Time: t0, Level: "INFO", Target: "risingwave_meta_node", Message: "Starting meta node", JSON: true},
+		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_meta_node: Starting meta node pid=1`, Time: t0, Level: "INFO", Target: "risingwave_meta_node", Message: "Starting meta node", JSON: true},
 	}, {
 		name: "JSON without a timestamp takes the prefix's",
 		raw:  `2026-11-29T20:41:07.2Z {"level":"ERROR","fields":{"message":"Sink error: sink_id=3, error: \"boom\"\nnext"}}`,
-		want: LogLine{Text: "ERROR Sink error: sink_id=3, error: \"boom\"\nnext", Time: kube, Level: "ERROR", Message: "Sink error: sink_id=3, error: \"boom\"\nnext", JSON: true},
+		want: Line{Text: "ERROR Sink error: sink_id=3, error: \"boom\"\nnext", Time: kube, Level: "ERROR", Message: "Sink error: sink_id=3, error: \"boom\"\nnext", JSON: true},
 	}, {
 		name: "Java connector log4j",
 		raw:  `2026-11-29 20:41:07,123 ERROR [pool-3-thread-1] com.risingwave.connector.JDBCSink:112 - Failed to write: connection refused`,
-		want: LogLine{Text: `2026-11-29 20:41:07,123 ERROR [pool-3-thread-1] com.risingwave.connector.JDBCSink:112 - Failed to write: connection refused`, Time: time.Date(2026, 11, 29, 20, 41, 7, 123000000, time.UTC), Level: "ERROR", Target: "com.risingwave.connector.JDBCSink", Message: "Failed to write: connection refused"},
+		want: Line{Text: `2026-11-29 20:41:07,123 ERROR [pool-3-thread-1] com.risingwave.connector.JDBCSink:112 - Failed to write: connection refused`, Time: time.Date(2026, 11, 29, 20, 41, 7, 123000000, time.UTC), Level: "ERROR", Target: "com.risingwave.connector.JDBCSink", Message: "Failed to write: connection refused"},
 	}, {
 		name: "kubectl prefix and log4j: the prefix has a zone",
 		raw:  `2026-11-29T20:41:07.2Z 2026-11-29 21:41:07,123 INFO  [main] com.risingwave.connector.Foo:1 - hello`,
-		want: LogLine{Text: `2026-11-29 21:41:07,123 INFO  [main] com.risingwave.connector.Foo:1 - hello`, Time: kube, Level: "INFO", Target: "com.risingwave.connector.Foo", Message: "hello"},
+		want: Line{Text: `2026-11-29 21:41:07,123 INFO  [main] com.risingwave.connector.Foo:1 - hello`, Time: kube, Level: "INFO", Target: "com.risingwave.connector.Foo", Message: "hello"},
 	}, {
 		name: "continuation line",
 		raw:  `> total_memory: 8.00 GiB`,
-		want: LogLine{Text: `> total_memory: 8.00 GiB`, Message: `> total_memory: 8.00 GiB`},
+		want: Line{Text: `> total_memory: 8.00 GiB`, Message: `> total_memory: 8.00 GiB`},
 	}, {
 		name: "kubectl prefix and continuation line",
 		raw:  `2026-11-29T20:41:07.2Z > total_memory: 8.00 GiB`,
-		want: LogLine{Text: `> total_memory: 8.00 GiB`, Time: kube, Message: `> total_memory: 8.00 GiB`},
+		want: Line{Text: `> total_memory: 8.00 GiB`, Time: kube, Message: `> total_memory: 8.00 GiB`},
 	}, {
 		name: "kubectl prefix and empty line",
 		raw:  `2026-11-29T20:41:07.2Z `,
-		want: LogLine{Time: kube},
+		want: Line{Time: kube},
 	}, {
 		name: "own timestamp with an offset is never the prefix",
 		raw:  `2026-11-30T04:41:07.123456+08:00 Memory outline:`,
-		want: LogLine{Text: `2026-11-30T04:41:07.123456+08:00 Memory outline:`, Time: plus8, Message: "Memory outline:"},
+		want: Line{Text: `2026-11-30T04:41:07.123456+08:00 Memory outline:`, Time: plus8, Message: "Memory outline:"},
 	}, {
 		name: "invalid JSON stays text",
 		raw:  `{"level":"WARN",`,
-		want: LogLine{Text: `{"level":"WARN",`, Message: `{"level":"WARN",`},
+		want: Line{Text: `{"level":"WARN",`, Message: `{"level":"WARN",`},
 	}, {
 		name: "not a timestamp",
 		raw:  `2026-13-99T99:99:99Z  INFO x::y: m`,
-		want: LogLine{Text: `2026-13-99T99:99:99Z  INFO x::y: m`, Level: "INFO", Target: "x::y", Message: "m"},
+		want: Line{Text: `2026-13-99T99:99:99Z  INFO x::y: m`, Level: "INFO", Target: "x::y", Message: "m"},
 	}, {
 		name: "empty",
 		raw:  ``,
 	}}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := ParseLogLine([]byte(tt.raw))
+			got := ParseLine([]byte(tt.raw))
 			if !got.Time.Equal(tt.want.Time) {
 				t.Errorf("Time = %v, want %v", got.Time, tt.want.Time)
 			}
 			got.Time, tt.want.Time = time.Time{}, time.Time{}
 			if got != tt.want {
-				t.Errorf("ParseLogLine(%q)\n got %+v\nwant %+v", tt.raw, got, tt.want)
+				t.Errorf("ParseLine(%q)\n got %+v\nwant %+v", tt.raw, got, tt.want)
 			}
 		})
 	}
@@ -109,8 +109,8 @@ func TestParseLogLine(t *testing.T) {
 // TestParseLogLineOffsetKept checks that a "+08:00" timestamp keeps its
 // offset and names the same instant as its UTC twin.
 func TestParseLogLineOffsetKept(t *testing.T) {
-	a := ParseLogLine([]byte(`2026-11-30T04:41:07.123456+08:00  INFO a::b: m`))
-	b := ParseLogLine([]byte(`2026-11-29T20:41:07.123456Z  INFO a::b: m`))
+	a := ParseLine([]byte(`2026-11-30T04:41:07.123456+08:00  INFO a::b: m`))
+	b := ParseLine([]byte(`2026-11-29T20:41:07.123456Z  INFO a::b: m`))
 	if !a.Time.Equal(b.Time) {
 		t.Errorf("%v != %v", a.Time, b.Time)
 	}
@@ -124,7 +124,7 @@ func TestParseLogLineOffsetKept(t *testing.T) {
 func TestJSONRenderingMatchesText(t *testing.T) {
 	text := `2026-11-29T20:41:07.123456Z  WARN actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="SourceExecutor 1"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s`
 	json := `{"timestamp":"2026-11-29T20:41:07.123456Z","level":"WARN","fields":{"message":"source paused, wait barrier for 5.1s"},"target":"risingwave_stream::executor::source::source_executor","spans":[{"name":"actor","otel.name":"Actor 12","actor_id":12},{"name":"executor","otel.name":"SourceExecutor 1"}]}`
-	a, b := ParseLogLine([]byte(text)), ParseLogLine([]byte(json))
+	a, b := ParseLine([]byte(text)), ParseLine([]byte(json))
 	if a.Text != b.Text {
 		t.Errorf("text %q\njson %q", a.Text, b.Text)
 	}
@@ -147,14 +147,14 @@ func FuzzParseLogLine(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, raw []byte) {
-		ll := ParseLogLine(raw)
+		ll := ParseLine(raw)
 		if !ll.JSON && !bytes.HasSuffix(raw, []byte(ll.Text)) {
 			t.Errorf("Text %q is not a suffix of the line %q", ll.Text, raw)
 		}
 		if !ll.JSON && !strings.Contains(ll.Text, ll.Message) {
 			t.Errorf("Message %q not in Text %q", ll.Message, ll.Text)
 		}
-		if ll.Level != "" && parseLevel(ll.Level) == levelNone {
+		if ll.Level != "" && ParseLevel(ll.Level) == levelNone {
 			t.Errorf("Level %q", ll.Level)
 		}
 		if utf8.Valid(raw) && !utf8.ValidString(ll.Text) {
@@ -173,7 +173,7 @@ func BenchmarkParseLogLine(b *testing.B) {
 			b.SetBytes(int64(len(raw)))
 			b.ReportAllocs()
 			for b.Loop() {
-				ParseLogLine(raw)
+				ParseLine(raw)
 			}
 		})
 	}
