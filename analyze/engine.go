@@ -15,6 +15,7 @@ import (
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 
+	"github.com/rwdiag/rwdiag/analyze/kube"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -454,7 +455,7 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 		for _, row := range rows {
 			pod, _ := row["pod"].(string)
 			comp := ev.Component(pod)
-			if !componentMatches(s.component, comp) {
+			if !kube.ComponentMatches(s.component, comp) {
 				continue
 			}
 			row["component"] = comp

@@ -11,7 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rwdiag/rwdiag/analyze/kube"
 	"github.com/rwdiag/rwdiag/analyze/logs"
+	"github.com/rwdiag/rwdiag/analyze/metrics"
+	"github.com/rwdiag/rwdiag/analyze/sqlstore"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -21,9 +24,9 @@ type Gathered struct {
 	Info     BundleInfo
 	Manifest *bundle.Manifest
 	Pods     []bundle.Pod
-	Metrics  *MetricStore
-	SQL      *SQLStore
-	Kube     *KubeStore
+	Metrics  *metrics.Store
+	SQL      *sqlstore.Store
+	Kube     *kube.Store
 	Logs     *logs.Scanner
 
 	// Time is when the bundle was collected: the manifest's finished_at (or
@@ -74,15 +77,15 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 	if allMetrics {
 		names = nil
 	}
-	sqlStore, err := NewSQLStore()
+	sqlStore, err := sqlstore.NewStore()
 	if err != nil {
 		return nil, err
 	}
 	ev := &Gathered{
 		Info:       BundleInfo{Path: path, Archive: r.Format().String(), HandMade: true},
-		Metrics:    NewMetricStore(names),
+		Metrics:    metrics.NewStore(names),
 		SQL:        sqlStore,
-		Kube:       NewKubeStore(),
+		Kube:       kube.NewStore(),
 		Logs:       logs.NewScanner(queries),
 		containers: map[string][]string{},
 		kinds:      map[bundle.Kind]int{},
@@ -258,7 +261,7 @@ func (ev *Gathered) detectVersion() string {
 		}
 	}
 	if ev.Kube.Has("pods") {
-		rows, err := ev.Kube.Query(KubeQuery{Resource: "pods", Path: "spec.containers.#.image"})
+		rows, err := ev.Kube.Query(kube.Query{Resource: "pods", Path: "spec.containers.#.image"})
 		if err == nil {
 			counts := map[string]int{}
 			for _, r := range rows {

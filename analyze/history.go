@@ -82,7 +82,7 @@ func (ev *Gathered) MetricHistories(ctx context.Context, rules []*Rule, rep *Rep
 			firing[f.Rule] = append(firing[f.Rule], f)
 		}
 	}
-	times := ev.Metrics.evalTimes(maxHistoryTimes)
+	times := ev.Metrics.EvalTimes(maxHistoryTimes)
 	for _, r := range rules {
 		fs := firing[r.ID]
 		if len(fs) == 0 || !slices.ContainsFunc(r.Signals, func(s *Signal) bool { return s.Kind == SignalPromQL }) {
@@ -152,7 +152,7 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 			h.FirstHeld, h.AtStart = times[i], i == 0
 			h.FirstPath, h.FirstValues = firstValues(r, rows, i, f.Subject)
 			if h.FirstPath == "" {
-				h.FirstPath = ev.Metrics.scrapeOf(r, times[i])
+				h.FirstPath = ev.Metrics.ScrapeOf(r.promQL(), times[i])
 			}
 		}
 		out[f.Fingerprint] = h
@@ -373,65 +373,13 @@ func severityLevel(s Severity) string {
 	return "INFO"
 }
 
-// evalTimes are the times to evaluate a history at: the end of each scrape
-// round (samples less than a quarter of the scrape interval, at least a
-// second, apart belong to one round), at most n of them, evenly picked, the
-// last always kept.
-func (s *MetricStore) evalTimes(n int) []time.Time {
-	iv := s.prepare()
-	s.mu.Lock()
-	var ts []int64
-	for _, ms := range s.sorted {
-		ts = append(ts, ms.ts...)
-	}
-	s.mu.Unlock()
-	slices.Sort(ts)
-	ts = slices.Compact(ts)
-	gap := max(time.Second, iv.scrape/4).Milliseconds()
-	var rounds []int64
-	for i, t := range ts {
-		if i+1 == len(ts) || ts[i+1]-t > gap {
-			rounds = append(rounds, t)
+// promQL are the queries of the rule's PromQL signals, in order.
+func (r *Rule) promQL() []string {
+	var qs []string
+	for _, s := range r.Signals {
+		if s.Kind == SignalPromQL {
+			qs = append(qs, s.PromQL)
 		}
 	}
-	if len(rounds) > n && n > 1 {
-		picked := make([]int64, 0, n)
-		for i := range n {
-			picked = append(picked, rounds[i*(len(rounds)-1)/(n-1)])
-		}
-		rounds = slices.Compact(picked)
-	}
-	out := make([]time.Time, len(rounds))
-	for i, t := range rounds {
-		out[i] = time.UnixMilli(t).UTC()
-	}
-	return out
-}
-
-// scrapeOf is a scrape file at or before t of a pod that exposes a metric
-// the rule's PromQL reads: the source of an aggregated series, which has
-// no pod label.
-func (s *MetricStore) scrapeOf(r *Rule, t time.Time) string {
-	for _, sig := range r.Signals {
-		if sig.Kind != SignalPromQL {
-			continue
-		}
-		names, _, err := MetricNames(sig.PromQL)
-		if err != nil {
-			continue
-		}
-		for _, n := range names {
-			s.mu.Lock()
-			series := s.byName[n]
-			s.mu.Unlock()
-			for _, ms := range series {
-				if pod := ms.lset.Get("pod"); ms.scraped && pod != "" {
-					if p := s.scrapeAt(pod, t.UnixMilli()); p != "" {
-						return p
-					}
-				}
-			}
-		}
-	}
-	return ""
+	return qs
 }

@@ -22,7 +22,10 @@ import (
 	"github.com/goccy/go-yaml/parser"
 	version "github.com/hashicorp/go-version"
 
+	"github.com/rwdiag/rwdiag/analyze/kube"
 	"github.com/rwdiag/rwdiag/analyze/logs"
+	"github.com/rwdiag/rwdiag/analyze/metrics"
+	"github.com/rwdiag/rwdiag/analyze/sqlstore"
 	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/internal/yamlast"
 )
@@ -669,11 +672,11 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 	switch s.Kind {
 	case SignalPromQL:
 		s.PromQL = ss.PromQL
-		if err := CheckPromQL(ss.PromQL); err != nil {
+		if err := metrics.CheckPromQL(ss.PromQL); err != nil {
 			l.add(path, "promql", "%s", oneLine(err.Error()))
 			break
 		}
-		names, all, err := MetricNames(ss.PromQL)
+		names, all, err := metrics.Names(ss.PromQL)
 		if err != nil {
 			l.add(path, "promql", "%s", oneLine(err.Error()))
 		}
@@ -685,7 +688,7 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 			if i > 0 {
 				field = fmt.Sprintf("sql_fallback[%d]", i-1)
 			}
-			if err := CheckSQL(q); err != nil {
+			if err := sqlstore.Check(q); err != nil {
 				l.add(path, field, "%s", oneLine(err.Error()))
 			}
 		}
@@ -694,15 +697,15 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 		if k.Resource == "" {
 			l.add(path, "kube.resource", "required (pods, events, nodes, statefulsets, ...)")
 		}
-		if err := CheckGJSONPath(k.Path); k.Path != "" && err != nil {
+		if err := kube.CheckPath(k.Path); k.Path != "" && err != nil {
 			l.add(path, "kube.path", "%v", err)
 		}
 		for f, p := range k.Fields {
-			if err := CheckGJSONPath(p); err != nil {
+			if err := kube.CheckPath(p); err != nil {
 				l.add(path, "kube.fields."+f, "%v", err)
 			}
 		}
-		s.Kube = &KubeQuery{Resource: k.Resource, Component: k.Component, Labels: k.Labels, Path: k.Path, Fields: k.Fields}
+		s.Kube = &kube.Query{Resource: k.Resource, Component: k.Component, Labels: k.Labels, Path: k.Path, Fields: k.Fields}
 	case SignalLog:
 		lg := ss.Log
 		if lg.Regex == "" {

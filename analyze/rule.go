@@ -6,6 +6,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 	version "github.com/hashicorp/go-version"
 
+	"github.com/rwdiag/rwdiag/analyze/kube"
 	"github.com/rwdiag/rwdiag/analyze/logs"
 )
 
@@ -99,7 +100,7 @@ type Signal struct {
 
 	SQL []string // the query, then its fallbacks
 
-	Kube *KubeQuery
+	Kube *kube.Query
 
 	Log       *logs.Query
 	component string // log signals: keep matches of pods of this component

@@ -14,6 +14,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/rwdiag/rwdiag/analyze/evidence"
+	"github.com/rwdiag/rwdiag/analyze/kube"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -255,9 +256,9 @@ func (li lineIndex) line(off int) int { return sort.SearchInts(li, off) + 1 }
 // and, when it repeated, at the last.
 func (ev *Gathered) kubeEvents() []TimelineEntry {
 	var out []TimelineEntry
-	for _, d := range ev.Kube.docs["events"] {
-		li := newLineIndex(d.json)
-		for _, obj := range kubeItems(gjson.Parse(d.json)) {
+	for _, d := range ev.Kube.Docs("events") {
+		li := newLineIndex(d.JSON)
+		for _, obj := range kube.Items(gjson.Parse(d.JSON)) {
 			first := eventTimeOf(obj, "firstTimestamp", "eventTime", "deprecatedFirstTimestamp")
 			last := eventTimeOf(obj, "lastTimestamp", "series.lastObservedTime", "deprecatedLastTimestamp")
 			if first.IsZero() {
@@ -266,9 +267,9 @@ func (ev *Gathered) kubeEvents() []TimelineEntry {
 			if first.IsZero() {
 				continue
 			}
-			count := eventField(obj, "count", "deprecatedCount", "series.count").Int()
-			inv := eventField(obj, "involvedObject", "regarding")
-			e := TimelineEntry{Source: SourceEvent, Level: "INFO", Path: d.path, Line: li.line(obj.Index)}
+			count := kube.EventField(obj, "count", "deprecatedCount", "series.count").Int()
+			inv := kube.EventField(obj, "involvedObject", "regarding")
+			e := TimelineEntry{Source: SourceEvent, Level: "INFO", Path: d.Path, Line: li.line(obj.Index)}
 			if obj.Get("type").String() == "Warning" {
 				e.Level = "WARN"
 			}
@@ -328,7 +329,7 @@ func eventText(obj, inv gjson.Result) string {
 		parts = append(parts, strings.ToLower(inv.Get("kind").String())+"/"+n)
 	}
 	s := strings.Join(parts, " ")
-	if m := eventField(obj, "message", "note").String(); m != "" {
+	if m := kube.EventField(obj, "message", "note").String(); m != "" {
 		s += ": " + evidence.CutUTF8(strings.Join(strings.Fields(m), " "), 300)
 	}
 	return s
@@ -341,9 +342,9 @@ func shortTime(t time.Time) string { return t.UTC().Format("15:04:05Z") }
 // state.terminated, and the current instance's start when it is a restart.
 func (ev *Gathered) containerLives() []TimelineEntry {
 	var out []TimelineEntry
-	for _, d := range ev.Kube.docs["pods"] {
-		li := newLineIndex(d.json)
-		for _, pod := range kubeItems(gjson.Parse(d.json)) {
+	for _, d := range ev.Kube.Docs("pods") {
+		li := newLineIndex(d.JSON)
+		for _, pod := range kube.Items(gjson.Parse(d.JSON)) {
 			name := pod.Get("metadata.name").String()
 			for _, cs := range pod.Get("status.containerStatuses").Array() {
 				c := cs.Get("name").String()
@@ -359,7 +360,7 @@ func (ev *Gathered) containerLives() []TimelineEntry {
 						continue
 					}
 					e := TimelineEntry{Time: end, Source: SourceTermination, Level: "ERROR", Pod: name, Container: c,
-						Path: d.path, Line: li.line(term.Index), Text: terminationText(c, term)}
+						Path: d.Path, Line: li.line(term.Index), Text: terminationText(c, term)}
 					if term.Get("reason").String() == "Completed" && term.Get("exitCode").Int() == 0 {
 						e.Level = "INFO"
 					}
@@ -376,7 +377,7 @@ func (ev *Gathered) containerLives() []TimelineEntry {
 				if run := cs.Get("state.running"); run.IsObject() && restarts > 0 {
 					if start := eventTimeOf(run, "startedAt"); !start.IsZero() {
 						out = append(out, TimelineEntry{Time: start, Source: SourceRestart, Level: "WARN", Pod: name, Container: c,
-							Path: d.path, Line: li.line(run.Index),
+							Path: d.Path, Line: li.line(run.Index),
 							Text: fmt.Sprintf("container %s started again (restart %d)", c, restarts)})
 					}
 				}

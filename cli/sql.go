@@ -15,7 +15,7 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 
-	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/analyze/sqlstore"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -81,7 +81,7 @@ func runSQL(c *ucli.Context) error {
 	listTables := c.Bool("tables") || query == "" || query == ".tables"
 	if !listTables {
 		// Refuse a query SQLite cannot parse before reading the bundle.
-		if err := analyze.CheckSQL(query); err != nil {
+		if err := sqlstore.Check(query); err != nil {
 			return &exitError{exitUsage, fmt.Errorf("sql: %w", err)}
 		}
 	}
@@ -91,7 +91,7 @@ func runSQL(c *ucli.Context) error {
 		return err
 	}
 	defer r.Close()
-	store, err := analyze.NewSQLStore()
+	store, err := sqlstore.NewStore()
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func runSQL(c *ucli.Context) error {
 // loadSQLTables loads the sql/*.csv entries of r into store, reporting the
 // problems on stderr as it goes. It returns the error that stopped reading,
 // if one did.
-func loadSQLTables(r *bundle.Reader, store *analyze.SQLStore, stderr io.Writer) error {
+func loadSQLTables(r *bundle.Reader, store *sqlstore.Store, stderr io.Writer) error {
 	for {
 		e, err := r.Next()
 		if err == io.EOF {
@@ -148,7 +148,7 @@ func loadSQLTables(r *bundle.Reader, store *analyze.SQLStore, stderr io.Writer) 
 	return nil
 }
 
-func runQuery(ctx context.Context, w io.Writer, format string, store *analyze.SQLStore, query string) error {
+func runQuery(ctx context.Context, w io.Writer, format string, store *sqlstore.Store, query string) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
@@ -283,7 +283,7 @@ func formatValue(v any, null string) string {
 	return fmt.Sprint(v)
 }
 
-func writeTables(w, stderr io.Writer, format, name string, tables []analyze.TableInfo) error {
+func writeTables(w, stderr io.Writer, format, name string, tables []sqlstore.TableInfo) error {
 	if len(tables) == 0 && format != "json" {
 		fmt.Fprintf(stderr, "rwdiag: %s has no sql/*.csv tables\n", name)
 		return nil

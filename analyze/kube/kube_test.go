@@ -1,4 +1,4 @@
-package analyze
+package kube
 
 import (
 	"fmt"
@@ -7,14 +7,16 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 )
 
 // ktStore loads testdata/kube/<resource>.json files.
-func ktStore(t *testing.T, resources ...string) *KubeStore {
+func ktStore(t *testing.T, resources ...string) *Store {
 	t.Helper()
-	k := NewKubeStore()
+	k := NewStore()
 	for _, r := range resources {
-		f, err := os.Open(filepath.Join("testdata", "kube", r+".json"))
+		f, err := os.Open(filepath.Join("testdata", r+".json"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -27,7 +29,7 @@ func ktStore(t *testing.T, resources ...string) *KubeStore {
 	return k
 }
 
-func ktQuery(t *testing.T, k *KubeStore, q KubeQuery) []Row {
+func ktQuery(t *testing.T, k *Store, q Query) []evidence.Row {
 	t.Helper()
 	rows, err := k.Query(q)
 	if err != nil {
@@ -37,7 +39,7 @@ func ktQuery(t *testing.T, k *KubeStore, q KubeQuery) []Row {
 }
 
 // ktNames lists a field of the rows.
-func ktNames(rows []Row, field string) string {
+func ktNames(rows []evidence.Row, field string) string {
 	var s []string
 	for _, r := range rows {
 		s = append(s, fmt.Sprint(r[field]))
@@ -47,7 +49,7 @@ func ktNames(rows []Row, field string) string {
 
 func TestKubeOOMKilled(t *testing.T) {
 	k := ktStore(t, "pods")
-	rows := ktQuery(t, k, KubeQuery{
+	rows := ktQuery(t, k, Query{
 		Resource: "pods",
 		Path:     `status.containerStatuses.#(lastState.terminated.reason=="OOMKilled")#`,
 		Fields:   map[string]string{"restarts": "restartCount", "exit_code": "lastState.terminated.exitCode", "waiting": "state.waiting.reason"},
@@ -56,7 +58,7 @@ func TestKubeOOMKilled(t *testing.T) {
 		t.Fatalf("%d rows, want 2: %v", len(rows), rows)
 	}
 	r := rows[0]
-	want := Row{"name": "rw-prod-compute-0", "namespace": "rw", "kind": "Pod", "component": "compute", "pod": "rw-prod-compute-0",
+	want := evidence.Row{"name": "rw-prod-compute-0", "namespace": "rw", "kind": "Pod", "component": "compute", "pod": "rw-prod-compute-0",
 		"path": "kubernetes/pods.json", "restarts": 5.0, "exit_code": 137.0, "waiting": "CrashLoopBackOff"}
 	for f, v := range want {
 		if r[f] != v {
@@ -73,7 +75,7 @@ func TestKubeOOMKilled(t *testing.T) {
 		t.Errorf("helm row: %v", r)
 	}
 	// The same reason through a scalar path: one row per match.
-	rows = ktQuery(t, k, KubeQuery{Resource: "pods", Path: `status.containerStatuses.#(name=="compute").lastState.terminated.reason`})
+	rows = ktQuery(t, k, Query{Resource: "pods", Path: `status.containerStatuses.#(name=="compute").lastState.terminated.reason`})
 	if got := ktNames(rows, "value"); got != "OOMKilled,OOMKilled" {
 		t.Errorf("values %s", got)
 	}
@@ -85,31 +87,31 @@ func TestKubeOOMKilled(t *testing.T) {
 func TestKubeComponentSelection(t *testing.T) {
 	k := ktStore(t, "pods", "statefulsets")
 	for _, tc := range []struct {
-		q    KubeQuery
+		q    Query
 		want string
 	}{
 		// Operator label, and the helm chart's own label.
-		{KubeQuery{Resource: "pods", Component: "compute"}, "rw-prod-compute-0,rw-helm-compute-0"},
-		{KubeQuery{Resource: "pods", Component: "meta"}, "rw-prod-meta-0"},
+		{Query{Resource: "pods", Component: "compute"}, "rw-prod-compute-0,rw-helm-compute-0"},
+		{Query{Resource: "pods", Component: "meta"}, "rw-prod-meta-0"},
 		// app.kubernetes.io/component.
-		{KubeQuery{Resource: "pods", Component: "frontend"}, "rw-helm-frontend-5d9c7-abcde"},
+		{Query{Resource: "pods", Component: "frontend"}, "rw-helm-frontend-5d9c7-abcde"},
 		// No labels: the container name.
-		{KubeQuery{Resource: "pods", Component: "compactor"}, "rw-bare-compactor-0"},
-		{KubeQuery{Resource: "pods", Component: "standalone"}, ""},
-		{KubeQuery{Resource: "pods", Labels: map[string]string{"risingwave/name": "rw-prod"}}, "rw-prod-compute-0,rw-prod-meta-0"},
-		{KubeQuery{Resource: "pods", Labels: map[string]string{"risingwave/name": "rw-prod", "risingwave/meta-role": "leader"}}, "rw-prod-meta-0"},
-		{KubeQuery{Resource: "pods", Component: "compute", Labels: map[string]string{"risingwave/name": "other"}}, ""},
+		{Query{Resource: "pods", Component: "compactor"}, "rw-bare-compactor-0"},
+		{Query{Resource: "pods", Component: "standalone"}, ""},
+		{Query{Resource: "pods", Labels: map[string]string{"risingwave/name": "rw-prod"}}, "rw-prod-compute-0,rw-prod-meta-0"},
+		{Query{Resource: "pods", Labels: map[string]string{"risingwave/name": "rw-prod", "risingwave/meta-role": "leader"}}, "rw-prod-meta-0"},
+		{Query{Resource: "pods", Component: "compute", Labels: map[string]string{"risingwave/name": "other"}}, ""},
 		// Workloads: labels, else the template's containers; items without kind.
-		{KubeQuery{Resource: "statefulsets", Component: "compute"}, "rw-prod-compute"},
-		{KubeQuery{Resource: "statefulsets", Component: "meta"}, "rw-helm-meta"},
-		{KubeQuery{Resource: "nodes"}, ""},
+		{Query{Resource: "statefulsets", Component: "compute"}, "rw-prod-compute"},
+		{Query{Resource: "statefulsets", Component: "meta"}, "rw-helm-meta"},
+		{Query{Resource: "nodes"}, ""},
 	} {
 		rows := ktQuery(t, k, tc.q)
 		if got := ktNames(rows, "name"); got != tc.want {
 			t.Errorf("%+v: %s, want %s", tc.q, got, tc.want)
 		}
 	}
-	rows := ktQuery(t, k, KubeQuery{Resource: "statefulsets", Path: "status.readyReplicas", Fields: map[string]string{"replicas": "spec.replicas"}})
+	rows := ktQuery(t, k, Query{Resource: "statefulsets", Path: "status.readyReplicas", Fields: map[string]string{"replicas": "spec.replicas"}})
 	if len(rows) != 2 || rows[0]["kind"] != "StatefulSet" || rows[0]["value"] != 2.0 || rows[0]["replicas"] != 3.0 || rows[0]["pod"] != "" {
 		t.Errorf("statefulsets: %v", rows)
 	}
@@ -120,7 +122,7 @@ func TestKubeComponentSelection(t *testing.T) {
 
 func TestKubeEvents(t *testing.T) {
 	k := ktStore(t, "events", "pods")
-	rows := ktQuery(t, k, KubeQuery{Resource: "events", Component: "compute"})
+	rows := ktQuery(t, k, Query{Resource: "events", Component: "compute"})
 	if got := ktNames(rows, "pod"); got != "rw-prod-compute-0,rw-helm-compute-0" {
 		t.Fatalf("compute events of %s", got)
 	}
@@ -136,12 +138,12 @@ func TestKubeEvents(t *testing.T) {
 		t.Errorf("eventTime: %v", got)
 	}
 	// A path on events, and events of one pod by label.
-	rows = ktQuery(t, k, KubeQuery{Resource: "events", Path: "reason", Labels: map[string]string{"risingwave/meta-role": "leader"}})
+	rows = ktQuery(t, k, Query{Resource: "events", Path: "reason", Labels: map[string]string{"risingwave/meta-role": "leader"}})
 	if len(rows) != 1 || rows[0]["value"] != "Pulled" || rows[0]["pod"] != "rw-prod-meta-0" || rows[0]["component"] != "meta" {
 		t.Errorf("meta events: %v", rows)
 	}
 	// An event about a node has no pod or component.
-	rows = ktQuery(t, k, KubeQuery{Resource: "events", Path: `reason`, Fields: map[string]string{"node": "involvedObject.name"}})
+	rows = ktQuery(t, k, Query{Resource: "events", Path: `reason`, Fields: map[string]string{"node": "involvedObject.name"}})
 	if len(rows) != 4 || rows[2]["value"] != "OOMKilling" || rows[2]["pod"] != "" || rows[2]["component"] != "" || rows[2]["node"] != "node-1" {
 		t.Errorf("node event: %v", rows)
 	}
@@ -150,23 +152,23 @@ func TestKubeEvents(t *testing.T) {
 func TestKubePaths(t *testing.T) {
 	k := ktStore(t, "pods", "risingwaves")
 	for _, tc := range []struct {
-		q         KubeQuery
+		q         Query
 		want      string
 		wantFirst string // text of the first row
 	}{
-		{KubeQuery{Resource: "pods", Path: "status.phase", Component: "meta"}, "Running", "pod rw-prod-meta-0: status.phase = Running"},
-		{KubeQuery{Resource: "pods", Path: "status.nothing"}, "", ""},
-		{KubeQuery{Resource: "pods", Path: "spec.containers.#.image", Component: "compute"}, "risingwavelabs/risingwave:v2.1.0,fluent-bit:3,risingwavelabs/risingwave:v2.1.0",
+		{Query{Resource: "pods", Path: "status.phase", Component: "meta"}, "Running", "pod rw-prod-meta-0: status.phase = Running"},
+		{Query{Resource: "pods", Path: "status.nothing"}, "", ""},
+		{Query{Resource: "pods", Path: "spec.containers.#.image", Component: "compute"}, "risingwavelabs/risingwave:v2.1.0,fluent-bit:3,risingwavelabs/risingwave:v2.1.0",
 			"pod rw-prod-compute-0: spec.containers[*].image = risingwavelabs/risingwave:v2.1.0"},
-		{KubeQuery{Resource: "pods", Path: "status.containerStatuses.#.restartCount", Component: "compute"}, "0,5,2", ""},
-		{KubeQuery{Resource: "pods", Path: `status.containerStatuses.#(lastState.terminated.reason=="Nope")#`}, "", ""},
+		{Query{Resource: "pods", Path: "status.containerStatuses.#.restartCount", Component: "compute"}, "0,5,2", ""},
+		{Query{Resource: "pods", Path: `status.containerStatuses.#(lastState.terminated.reason=="Nope")#`}, "", ""},
 		// A plain array: one row per element, named.
-		{KubeQuery{Resource: "pods", Path: "spec.containers", Component: "meta", Fields: map[string]string{"image": "image"}}, "map[image:risingwavelabs/risingwave:v2.1.0 name:meta]",
+		{Query{Resource: "pods", Path: "spec.containers", Component: "meta", Fields: map[string]string{"image": "image"}}, "map[image:risingwavelabs/risingwave:v2.1.0 name:meta]",
 			"pod rw-prod-meta-0: spec.containers[name=meta]: image=risingwavelabs/risingwave:v2.1.0"},
 		// A single object, not a list.
-		{KubeQuery{Resource: "risingwaves", Path: `status.conditions.#(type=="Running").status`}, "True", `risingwave rw-prod: status.conditions[type=="Running"].status = True`},
-		{KubeQuery{Resource: "risingwaves", Path: `status.conditions`}, "map[status:True type:Running],map[status:False type:Upgrading]", `risingwave rw-prod: status.conditions[type=Running] = {"type":"Running","status":"True"}`},
-		{KubeQuery{Resource: "risingwaves", Path: `spec.metaStore|@keys`}, "etcd", ""},
+		{Query{Resource: "risingwaves", Path: `status.conditions.#(type=="Running").status`}, "True", `risingwave rw-prod: status.conditions[type=="Running"].status = True`},
+		{Query{Resource: "risingwaves", Path: `status.conditions`}, "map[status:True type:Running],map[status:False type:Upgrading]", `risingwave rw-prod: status.conditions[type=Running] = {"type":"Running","status":"True"}`},
+		{Query{Resource: "risingwaves", Path: `spec.metaStore|@keys`}, "etcd", ""},
 	} {
 		rows := ktQuery(t, k, tc.q)
 		if got := ktNames(rows, "value"); got != tc.want {
@@ -176,17 +178,17 @@ func TestKubePaths(t *testing.T) {
 			t.Errorf("%s: first text %v, want %q", tc.q.Path, ktNames(rows[:min(1, len(rows))], "text"), tc.wantFirst)
 		}
 	}
-	if _, err := k.Query(KubeQuery{Resource: "pods", Path: "status.containerStatuses.#(name==\"x\""}); err == nil {
+	if _, err := k.Query(Query{Resource: "pods", Path: "status.containerStatuses.#(name==\"x\""}); err == nil {
 		t.Error("a bad path is no error")
 	}
-	if _, err := k.Query(KubeQuery{Resource: "pods", Fields: map[string]string{"x": "a..b"}}); err == nil {
+	if _, err := k.Query(Query{Resource: "pods", Fields: map[string]string{"x": "a..b"}}); err == nil {
 		t.Error("a bad field path is no error")
 	}
 }
 
 func TestKubeAdd(t *testing.T) {
-	k := NewKubeStore()
-	f, err := os.Open(filepath.Join("testdata", "kube", "truncated.json"))
+	k := NewStore()
+	f, err := os.Open(filepath.Join("testdata", "truncated.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,29 +206,29 @@ func TestKubeAdd(t *testing.T) {
 	if err := k.Add("nodes", "kubernetes/nodes.json", strings.NewReader(`{"kind":"NodeList","items":[]}`)); err != nil || !k.Has("nodes") {
 		t.Errorf("empty list: err = %v", err)
 	}
-	if rows := ktQuery(t, k, KubeQuery{Resource: "nodes"}); len(rows) != 0 {
+	if rows := ktQuery(t, k, Query{Resource: "nodes"}); len(rows) != 0 {
 		t.Errorf("empty list has rows %v", rows)
 	}
 	// events.k8s.io/v1 names things differently.
 	if err := k.Add("events", "kubernetes/events.json", strings.NewReader(`{"kind":"EventList","items":[{"apiVersion":"events.k8s.io/v1","kind":"Event","metadata":{"name":"n"},"regarding":{"kind":"Node","name":"node-2"},"reason":"NodeNotReady","type":"Warning","note":"Node is not ready","deprecatedCount":3,"eventTime":null,"deprecatedLastTimestamp":"2026-11-29T20:50:00Z"}]}`)); err != nil {
 		t.Fatal(err)
 	}
-	rows := ktQuery(t, k, KubeQuery{Resource: "events"})
+	rows := ktQuery(t, k, Query{Resource: "events"})
 	if len(rows) != 1 || rows[0]["count"] != 3 || rows[0]["text"] != "event Warning NodeNotReady node/node-2 (x3): Node is not ready" || !rows[0]["time"].(time.Time).Equal(time.Date(2026, 11, 29, 20, 50, 0, 0, time.UTC)) {
 		t.Errorf("events.k8s.io event: %v", rows)
 	}
-	k = NewKubeStore()
+	k = NewStore()
 	// A pods.json added later is seen by event lookups.
 	if err := k.Add("events", "kubernetes/events.json", strings.NewReader(`{"kind":"Event","metadata":{"name":"e"},"involvedObject":{"kind":"Pod","name":"p"}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if rows := ktQuery(t, k, KubeQuery{Resource: "events", Component: "meta"}); len(rows) != 0 {
+	if rows := ktQuery(t, k, Query{Resource: "events", Component: "meta"}); len(rows) != 0 {
 		t.Errorf("rows before pods: %v", rows)
 	}
 	if err := k.Add("pods", "kubernetes/pods.json", strings.NewReader(`{"kind":"Pod","metadata":{"name":"p","labels":{"risingwave/component":"meta"}}}`)); err != nil {
 		t.Fatal(err)
 	}
-	if rows := ktQuery(t, k, KubeQuery{Resource: "events", Component: "meta"}); len(rows) != 1 || rows[0]["pod"] != "p" {
+	if rows := ktQuery(t, k, Query{Resource: "events", Component: "meta"}); len(rows) != 1 || rows[0]["pod"] != "p" {
 		t.Errorf("rows after pods: %v", rows)
 	}
 }
@@ -261,9 +263,9 @@ func TestCheckGJSONPath(t *testing.T) {
 		{"status.\nphase", false},
 		{`status."phase"`, false},
 	} {
-		err := CheckGJSONPath(tc.path)
+		err := CheckPath(tc.path)
 		if (err == nil) != tc.ok {
-			t.Errorf("CheckGJSONPath(%q) = %v, want ok=%v", tc.path, err, tc.ok)
+			t.Errorf("CheckPath(%q) = %v, want ok=%v", tc.path, err, tc.ok)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package analyze
+package kube
 
 import (
 	"encoding/json"
@@ -17,9 +17,9 @@ import (
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
-// KubeQuery selects Kubernetes objects from kubernetes/<resource>.json and
+// Query selects Kubernetes objects from kubernetes/<resource>.json and
 // evaluates a gjson path on each.
-type KubeQuery struct {
+type Query struct {
 	// Resource names the file: "pods", "events", "nodes", "statefulsets",
 	// "risingwaves", ...
 	Resource string
@@ -43,9 +43,9 @@ type KubeQuery struct {
 // maxKubeDocBytes bounds one kubernetes/*.json file held in memory.
 const maxKubeDocBytes = 512 << 20
 
-// KubeStore holds the Kubernetes objects of a bundle as raw JSON and answers
-// KubeQuery with gjson.
-type KubeStore struct {
+// Store holds the Kubernetes objects of a bundle as raw JSON and answers
+// Query with gjson.
+type Store struct {
 	docs map[string][]kubeDoc
 	pods map[string]kubePod // "<namespace>/<name>" -> pod, for events; nil until needed
 }
@@ -59,16 +59,16 @@ type kubePod struct {
 	labels    map[string]string
 }
 
-// NewKubeStore returns an empty store.
-func NewKubeStore() *KubeStore {
-	return &KubeStore{docs: map[string][]kubeDoc{}}
+// NewStore returns an empty store.
+func NewStore() *Store {
+	return &Store{docs: map[string][]kubeDoc{}}
 }
 
 // Add keeps `kubectl get <resource> -o json` output read from r, bundle path
 // path: a List (kind List, PodList, ...), a single object, or a JSON array of
 // objects. Invalid JSON is an error naming the path. Adding a resource twice
 // keeps the objects of both.
-func (k *KubeStore) Add(resource, path string, r io.Reader) error {
+func (k *Store) Add(resource, path string, r io.Reader) error {
 	var sb strings.Builder
 	if _, err := io.Copy(&sb, io.LimitReader(r, maxKubeDocBytes+1)); err != nil {
 		return fmt.Errorf("%s: %w", path, err)
@@ -91,7 +91,21 @@ func (k *KubeStore) Add(resource, path string, r io.Reader) error {
 }
 
 // Has reports whether kubernetes/<resource>.json was added.
-func (k *KubeStore) Has(resource string) bool { return len(k.docs[resource]) > 0 }
+func (k *Store) Has(resource string) bool { return len(k.docs[resource]) > 0 }
+
+// Doc is a file read for a resource: its bundle path and its JSON text.
+type Doc struct {
+	Path, JSON string
+}
+
+// Docs returns the files read for a resource, in the order they were added.
+func (k *Store) Docs(resource string) []Doc {
+	var out []Doc
+	for _, d := range k.docs[resource] {
+		out = append(out, Doc{Path: d.path, JSON: d.json})
+	}
+	return out
+}
 
 // Query returns a row per selected object, or per element when the path's
 // result is an array. A row holds "name", "namespace", "kind", "component",
@@ -101,34 +115,34 @@ func (k *KubeStore) Has(resource string) bool { return len(k.docs[resource]) > 0
 // evidence. Events also have "time" (lastTimestamp, else eventTime, else
 // firstTimestamp) and "count" (int). A resource that was not added yields
 // no rows; ask Has to tell that apart.
-func (k *KubeStore) Query(q KubeQuery) ([]Row, error) {
+func (k *Store) Query(q Query) ([]evidence.Row, error) {
 	if q.Path != "" {
-		if err := CheckGJSONPath(q.Path); err != nil {
+		if err := CheckPath(q.Path); err != nil {
 			return nil, fmt.Errorf("kube path %q: %w", q.Path, err)
 		}
 	}
 	fieldNames := slices.Sorted(maps.Keys(q.Fields))
 	for _, f := range fieldNames {
-		if err := CheckGJSONPath(q.Fields[f]); err != nil {
+		if err := CheckPath(q.Fields[f]); err != nil {
 			return nil, fmt.Errorf("kube field %s %q: %w", f, q.Fields[f], err)
 		}
 	}
-	var rows []Row
+	var rows []evidence.Row
 	for _, d := range k.docs[q.Resource] {
 		root := gjson.Parse(d.json)
 		defaultKind := listItemKind(root.Get("kind").String(), q.Resource)
-		for _, obj := range kubeItems(root) {
+		for _, obj := range Items(root) {
 			o := k.object(obj, q.Resource, defaultKind)
-			if !componentMatches(q.Component, o.component) {
+			if !ComponentMatches(q.Component, o.component) {
 				continue
 			}
 			if !labelsMatch(o.labels, q.Labels) {
 				continue
 			}
-			base := Row{"name": o.name, "namespace": o.namespace, "kind": o.kind, "component": o.component, "pod": o.pod, "path": d.path}
+			base := evidence.Row{"name": o.name, "namespace": o.namespace, "kind": o.kind, "component": o.component, "pod": o.pod, "path": d.path}
 			if o.event {
 				base["time"] = eventTime(obj)
-				base["count"] = int(eventField(obj, "count", "deprecatedCount", "series.count").Int())
+				base["count"] = int(EventField(obj, "count", "deprecatedCount", "series.count").Int())
 			}
 			res := obj
 			if q.Path != "" {
@@ -157,7 +171,7 @@ type kubeObject struct {
 	subject                               string // "pod rw-compute-0", "event Warning BackOff pod/rw-compute-0 (x3): ..."
 }
 
-func (k *KubeStore) object(obj gjson.Result, resource, defaultKind string) kubeObject {
+func (k *Store) object(obj gjson.Result, resource, defaultKind string) kubeObject {
 	o := kubeObject{
 		name:      obj.Get("metadata.name").String(),
 		namespace: obj.Get("metadata.namespace").String(),
@@ -175,7 +189,7 @@ func (k *KubeStore) object(obj gjson.Result, resource, defaultKind string) kubeO
 	switch {
 	case o.kind == "Event" || (o.kind == "" && resource == "events"):
 		o.event = true
-		inv := eventField(obj, "involvedObject", "regarding")
+		inv := EventField(obj, "involvedObject", "regarding")
 		if inv.Get("kind").String() == "Pod" {
 			o.pod = inv.Get("name").String()
 			ns := inv.Get("namespace").String()
@@ -196,11 +210,11 @@ func (k *KubeStore) object(obj gjson.Result, resource, defaultKind string) kubeO
 }
 
 // pod looks a pod up in pods.json, indexing it on first use.
-func (k *KubeStore) pod(namespace, name string) kubePod {
+func (k *Store) pod(namespace, name string) kubePod {
 	if k.pods == nil {
 		k.pods = map[string]kubePod{}
 		for _, d := range k.docs["pods"] {
-			for _, obj := range kubeItems(gjson.Parse(d.json)) {
+			for _, obj := range Items(gjson.Parse(d.json)) {
 				labels := stringMap(obj.Get("metadata.labels"))
 				key := obj.Get("metadata.namespace").String() + "/" + obj.Get("metadata.name").String()
 				k.pods[key] = kubePod{component: objectComponent(labels, obj.Get("spec.containers")), labels: labels}
@@ -240,9 +254,9 @@ func objectComponent(labels map[string]string, containers gjson.Result) string {
 // kubeRoles are the container names that are RisingWave roles.
 var kubeRoles = []string{"meta", "compute", "frontend", "compactor", "standalone"}
 
-// kubeItems returns the objects of a document: a list's items, an array's
+// Items returns the objects of a document: a list's items, an array's
 // elements, or the object itself.
-func kubeItems(root gjson.Result) []gjson.Result {
+func Items(root gjson.Result) []gjson.Result {
 	if root.IsArray() {
 		return root.Array()
 	}
@@ -309,9 +323,9 @@ func eventTime(ev gjson.Result) time.Time {
 	return time.Time{}
 }
 
-// eventField returns the first of paths an event has: core/v1 events and
+// EventField returns the first of paths an event has: core/v1 events and
 // events.k8s.io/v1 events name the same things differently.
-func eventField(ev gjson.Result, paths ...string) gjson.Result {
+func EventField(ev gjson.Result, paths ...string) gjson.Result {
 	for _, p := range paths {
 		if v := ev.Get(p); v.Exists() && v.Type != gjson.Null {
 			return v
@@ -328,14 +342,14 @@ func eventSubject(ev gjson.Result) string {
 			b.WriteString(" " + v)
 		}
 	}
-	inv := eventField(ev, "involvedObject", "regarding")
+	inv := EventField(ev, "involvedObject", "regarding")
 	if n := inv.Get("name").String(); n != "" {
 		b.WriteString(" " + strings.ToLower(inv.Get("kind").String()) + "/" + n)
 	}
-	if c := eventField(ev, "count", "deprecatedCount", "series.count").Int(); c > 1 {
+	if c := EventField(ev, "count", "deprecatedCount", "series.count").Int(); c > 1 {
 		fmt.Fprintf(&b, " (x%d)", c)
 	}
-	if m := eventField(ev, "message", "note").String(); m != "" {
+	if m := EventField(ev, "message", "note").String(); m != "" {
 		b.WriteString(": " + evidence.CutUTF8(strings.Join(strings.Fields(m), " "), 200))
 	}
 	return b.String()
@@ -343,8 +357,8 @@ func eventSubject(ev gjson.Result) string {
 
 // kubeRow builds the row of one path result; i is its index when the path's
 // result is an array, else -1.
-func kubeRow(base Row, o kubeObject, obj, el gjson.Result, i int, q KubeQuery, fieldNames []string) Row {
-	r := make(Row, len(base)+len(fieldNames)+2)
+func kubeRow(base evidence.Row, o kubeObject, obj, el gjson.Result, i int, q Query, fieldNames []string) evidence.Row {
+	r := make(evidence.Row, len(base)+len(fieldNames)+2)
 	target := obj
 	if el.IsObject() {
 		target = el
@@ -365,7 +379,7 @@ func kubeRow(base Row, o kubeObject, obj, el gjson.Result, i int, q KubeQuery, f
 // kubeText describes a row for evidence:
 //
 //	pod rw-prod-compute-0: status.containerStatuses[name=compute].lastState.terminated.reason = OOMKilled (exit_code=137, restarts=5)
-func kubeText(o kubeObject, el gjson.Result, i int, q KubeQuery, r Row, fieldNames []string) string {
+func kubeText(o kubeObject, el gjson.Result, i int, q Query, r evidence.Row, fieldNames []string) string {
 	var b strings.Builder
 	b.WriteString(o.subject)
 	shown := false
@@ -454,7 +468,7 @@ func queryLeft(c string) string {
 	inner := queryInner(c)
 	if i := strings.IndexAny(inner, "=!<>%"); i > 0 {
 		l := strings.TrimSpace(inner[:i])
-		if CheckGJSONPath(l) == nil && !strings.ContainsAny(l, "#@|()[]{}") {
+		if CheckPath(l) == nil && !strings.ContainsAny(l, "#@|()[]{}") {
 			return l
 		}
 	}
@@ -530,11 +544,11 @@ func formatValue(v any) string {
 	return evidence.CutUTF8(fmt.Sprint(v), 200)
 }
 
-// CheckGJSONPath checks a gjson path's syntax, as far as gjson has one: it is
+// CheckPath checks a gjson path's syntax, as far as gjson has one: it is
 // not empty, its brackets, parentheses, braces and quotes balance, no
 // component is empty, and every modifier (@name) exists. gjson itself never
 // rejects a path, it just finds nothing; this catches the typos.
-func CheckGJSONPath(p string) error {
+func CheckPath(p string) error {
 	if p == "" {
 		return errors.New("empty path")
 	}
@@ -625,7 +639,7 @@ var timeKeys = map[string]bool{
 // Latest returns the latest moment recorded in the objects of the given
 // resources (container starts and ends, events, conditions): when no
 // manifest says when a bundle was collected, the moment just before it.
-func (k *KubeStore) Latest(resources ...string) time.Time {
+func (k *Store) Latest(resources ...string) time.Time {
 	var latest time.Time
 	var walk func(v gjson.Result)
 	walk = func(v gjson.Result) {
@@ -649,8 +663,8 @@ func (k *KubeStore) Latest(resources ...string) time.Time {
 	return latest.UTC()
 }
 
-// componentMatches reports whether an object of component got is wanted by
+// ComponentMatches reports whether an object of component got is wanted by
 // a filter on want ("" wants all). A standalone process is every role.
-func componentMatches(want, got string) bool {
+func ComponentMatches(want, got string) bool {
 	return want == "" || got == want || got == "standalone"
 }

@@ -1,4 +1,4 @@
-package analyze
+package metrics
 
 import (
 	"bytes"
@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/prometheus/storage"
 	"github.com/tidwall/gjson"
 
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -34,12 +35,12 @@ const (
 	promqlTimeout    = 2 * time.Minute
 )
 
-// MetricNames returns the metric names a PromQL query references, from the
+// Names returns the metric names a PromQL query references, from the
 // __name__ equality matchers of its selectors, sorted. all is true when some
 // selector has no fixed name (`{job="x"}`, `{__name__=~"x.*"}`), so every
 // metric must be kept. Grafana's $__rate_interval, $__interval and $__range
 // are accepted, as in CheckPromQL.
-func MetricNames(query string) (names []string, all bool, err error) {
+func Names(query string) (names []string, all bool, err error) {
 	expr, err := parsePromQL(expandGrafanaVars(query, placeholderIntervals))
 	if err != nil {
 		return nil, false, err
@@ -83,11 +84,11 @@ func parsePromQL(q string) (parser.Expr, error) {
 	return parser.NewParser(parser.Options{}).ParseExpr(q)
 }
 
-// MetricStore holds metric samples in memory and evaluates PromQL over them
+// Store holds metric samples in memory and evaluates PromQL over them
 // with the Prometheus engine. It is filled by AddScrape and AddRange, which
 // must not run concurrently with each other or with Query; once it is
 // filled, Query may be called concurrently.
-type MetricStore struct {
+type Store struct {
 	names     map[string]bool
 	component func(pod string) string
 	symbols   *labels.SymbolTable
@@ -129,12 +130,12 @@ type scrapeFile struct {
 	path string
 }
 
-// NewMetricStore returns an empty store that keeps only the series whose
+// NewStore returns an empty store that keeps only the series whose
 // metric name is in names; a nil map keeps everything. Names match series
 // names exactly, so a histogram or summary is kept series by series: a
 // query on x_bucket keeps x_bucket, and x_sum only if it is named too.
-func NewMetricStore(names map[string]bool) *MetricStore {
-	return &MetricStore{
+func NewStore(names map[string]bool) *Store {
+	return &Store{
 		names:   names,
 		symbols: labels.NewSymbolTable(),
 		index:   map[uint64]*memSeries{},
@@ -145,7 +146,7 @@ func NewMetricStore(names map[string]bool) *MetricStore {
 	}
 }
 
-func (s *MetricStore) wants(name string) bool {
+func (s *Store) wants(name string) bool {
 	return s.names == nil || s.names[name]
 }
 
@@ -154,7 +155,7 @@ func (s *MetricStore) wants(name string) bool {
 // timestamp, and gets the label pod=<pod> (an exposed pod label that
 // differs is kept as exported_pod, as Prometheus does). On malformed input
 // it returns an error naming path and line; the samples before it are kept.
-func (s *MetricStore) AddScrape(path, pod string, at time.Time, r io.Reader) error {
+func (s *Store) AddScrape(path, pod string, at time.Time, r io.Reader) error {
 	b, err := readMetricsFile(path, r)
 	if err != nil {
 		return err
@@ -238,7 +239,7 @@ func (s *MetricStore) AddScrape(path, pod string, at time.Time, r io.Reader) err
 // parsing. The lexer is most of the cost of a scrape, and rules want a few
 // of its thousands of series. lineNos[i] is the line number in b of the
 // i-th line kept.
-func (s *MetricStore) wantedLines(b []byte) (kept []byte, lineNos []int32) {
+func (s *Store) wantedLines(b []byte) (kept []byte, lineNos []int32) {
 	w, n := 0, int32(0)
 	for r := 0; r < len(b); {
 		end := r + bytes.IndexByte(b[r:], '\n') + 1
@@ -321,7 +322,7 @@ func scrapeErrorLine(b []byte, last int) int {
 }
 
 // podLabels adds pod (and component, once known) to a scraped series.
-func (s *MetricStore) podLabels(lset labels.Labels, pod string) labels.Labels {
+func (s *Store) podLabels(lset labels.Labels, pod string) labels.Labels {
 	if pod == "" && s.component == nil {
 		return lset
 	}
@@ -337,7 +338,7 @@ func (s *MetricStore) podLabels(lset labels.Labels, pod string) labels.Labels {
 }
 
 // addComponent sets the component label from the pod label, unless set.
-func (s *MetricStore) addComponent(lb *labels.Builder) bool {
+func (s *Store) addComponent(lb *labels.Builder) bool {
 	if s.component == nil || lb.Get("component") != "" {
 		return false
 	}
@@ -353,7 +354,7 @@ func (s *MetricStore) addComponent(lb *labels.Builder) bool {
 	return true
 }
 
-func (s *MetricStore) getOrCreate(lset labels.Labels) *memSeries {
+func (s *Store) getOrCreate(lset labels.Labels) *memSeries {
 	h := lset.Hash()
 	for ms := s.index[h]; ms != nil; ms = ms.next {
 		if labels.Equal(ms.lset, lset) {
@@ -367,7 +368,7 @@ func (s *MetricStore) getOrCreate(lset labels.Labels) *memSeries {
 	return ms
 }
 
-func (s *MetricStore) append(ms *memSeries, t int64, v float64) {
+func (s *Store) append(ms *memSeries, t int64, v float64) {
 	if n := len(ms.ts); n > 0 && t <= ms.ts[n-1] {
 		ms.ordered = false
 	}
@@ -383,7 +384,7 @@ func (s *MetricStore) append(ms *memSeries, t int64, v float64) {
 // instant vector is accepted too) and adds its series with their labels. A
 // series without a metric name is kept only when the store keeps
 // everything. On malformed input the samples before it are kept.
-func (s *MetricStore) AddRange(path string, r io.Reader) error {
+func (s *Store) AddRange(path string, r io.Reader) error {
 	b, err := readMetricsFile(path, r)
 	if err != nil {
 		return err
@@ -499,7 +500,7 @@ func readMetricsFile(path string, r io.Reader) ([]byte, error) {
 // of its own, component=<component(pod)> (none when it returns ""). It is
 // called once the whole bundle is read, since pods.json may come after the
 // metrics; series added later get the label as they come.
-func (s *MetricStore) SetComponents(component func(pod string) string) {
+func (s *Store) SetComponents(component func(pod string) string) {
 	s.component = component
 	if component == nil {
 		return
@@ -541,7 +542,7 @@ func (s *MetricStore) SetComponents(component func(pod string) string) {
 	s.dirty = true
 }
 
-func (s *MetricStore) lookup(lset labels.Labels, h uint64) *memSeries {
+func (s *Store) lookup(lset labels.Labels, h uint64) *memSeries {
 	for ms := s.index[h]; ms != nil; ms = ms.next {
 		if labels.Equal(ms.lset, lset) {
 			return ms
@@ -551,11 +552,11 @@ func (s *MetricStore) lookup(lset labels.Labels, h uint64) *memSeries {
 }
 
 // Empty reports whether the store holds no samples.
-func (s *MetricStore) Empty() bool { return s.SampleCount() == 0 }
+func (s *Store) Empty() bool { return s.SampleCount() == 0 }
 
 // Span returns the times of the earliest and the latest sample; zero times
 // when the store is empty.
-func (s *MetricStore) Span() (first, last time.Time) {
+func (s *Store) Span() (first, last time.Time) {
 	if s.SampleCount() == 0 {
 		return time.Time{}, time.Time{}
 	}
@@ -563,7 +564,7 @@ func (s *MetricStore) Span() (first, last time.Time) {
 }
 
 // SeriesCount returns the number of series held.
-func (s *MetricStore) SeriesCount() int {
+func (s *Store) SeriesCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return len(s.series)
@@ -571,7 +572,7 @@ func (s *MetricStore) SeriesCount() int {
 
 // SampleCount returns the number of samples held. Samples of a series
 // with the same time count until the first Query keeps the last of them.
-func (s *MetricStore) SampleCount() int {
+func (s *Store) SampleCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.nsamples
@@ -579,7 +580,7 @@ func (s *MetricStore) SampleCount() int {
 
 // prepare orders samples, indexes series and works out the intervals, once
 // after the last addition.
-func (s *MetricStore) prepare() metricIntervals {
+func (s *Store) prepare() metricIntervals {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.engine == nil {
@@ -670,7 +671,7 @@ func (ms *memSeries) order() {
 // per series with "value" and "time" of its last sample and "values", all
 // of them. A scalar gives one Row with "value" and "time", a string one Row
 // with "value". These fields win over labels of the same name.
-func (s *MetricStore) Query(ctx context.Context, query string, at time.Time) ([]Row, error) {
+func (s *Store) Query(ctx context.Context, query string, at time.Time) ([]evidence.Row, error) {
 	iv := s.prepare()
 	if at.IsZero() {
 		_, at = s.Span()
@@ -687,7 +688,7 @@ func (s *MetricStore) Query(ctx context.Context, query string, at time.Time) ([]
 		return nil, fmt.Errorf("query %q: %w", query, res.Err)
 	}
 	o := &metricOrigins{s: s, query: qs}
-	var rows []Row
+	var rows []evidence.Row
 	switch v := res.Value.(type) {
 	case promql.Vector:
 		// Aggregations hand series out in map order: sort them, so the same
@@ -718,15 +719,15 @@ func (s *MetricStore) Query(ctx context.Context, query string, at time.Time) ([]
 			rows = append(rows, row)
 		}
 	case promql.Scalar:
-		rows = append(rows, Row{"value": v.V, "time": time.UnixMilli(v.T).UTC()})
+		rows = append(rows, evidence.Row{"value": v.V, "time": time.UnixMilli(v.T).UTC()})
 	case promql.String:
-		rows = append(rows, Row{"value": v.V})
+		rows = append(rows, evidence.Row{"value": v.V})
 	}
 	return rows, nil
 }
 
-func seriesRow(lset labels.Labels) Row {
-	row := make(Row, lset.Len()+4)
+func seriesRow(lset labels.Labels) evidence.Row {
+	row := make(evidence.Row, lset.Len()+4)
 	lset.Range(func(l labels.Label) { row[l.Name] = l.Value })
 	row["series"] = metricSeriesString(lset)
 	return row
@@ -756,7 +757,7 @@ func metricSeriesString(lset labels.Labels) string {
 
 // metricOrigins finds the bundle file a result series comes from.
 type metricOrigins struct {
-	s     *MetricStore
+	s     *Store
 	query string
 	names map[string]bool // referenced by the query; nil: all
 	done  bool
@@ -778,7 +779,7 @@ func (o *metricOrigins) path(lset labels.Labels, t int64) string {
 	}
 	if !o.done {
 		o.done = true
-		if names, all, err := MetricNames(o.query); err == nil && !all {
+		if names, all, err := Names(o.query); err == nil && !all {
 			o.names = map[string]bool{}
 			for _, n := range names {
 				o.names[n] = true
@@ -807,7 +808,7 @@ func (o *metricOrigins) path(lset labels.Labels, t int64) string {
 }
 
 // scrapeAt returns the path of pod's latest scrape file at or before t.
-func (s *MetricStore) scrapeAt(pod string, t int64) string {
+func (s *Store) scrapeAt(pod string, t int64) string {
 	files := s.scrapes[pod]
 	i := sort.Search(len(files), func(i int) bool { return files[i].t > t })
 	if i == 0 {
@@ -817,3 +818,63 @@ func (s *MetricStore) scrapeAt(pod string, t int64) string {
 }
 
 // The storage.Querier over the store, for the engine.
+
+// EvalTimes are the times to evaluate a history at: the end of each scrape
+// round (samples less than a quarter of the scrape interval, at least a
+// second, apart belong to one round), at most n of them, evenly picked, the
+// last always kept.
+func (s *Store) EvalTimes(n int) []time.Time {
+	iv := s.prepare()
+	s.mu.Lock()
+	var ts []int64
+	for _, ms := range s.sorted {
+		ts = append(ts, ms.ts...)
+	}
+	s.mu.Unlock()
+	slices.Sort(ts)
+	ts = slices.Compact(ts)
+	gap := max(time.Second, iv.scrape/4).Milliseconds()
+	var rounds []int64
+	for i, t := range ts {
+		if i+1 == len(ts) || ts[i+1]-t > gap {
+			rounds = append(rounds, t)
+		}
+	}
+	if len(rounds) > n && n > 1 {
+		picked := make([]int64, 0, n)
+		for i := range n {
+			picked = append(picked, rounds[i*(len(rounds)-1)/(n-1)])
+		}
+		rounds = slices.Compact(picked)
+	}
+	out := make([]time.Time, len(rounds))
+	for i, t := range rounds {
+		out[i] = time.UnixMilli(t).UTC()
+	}
+	return out
+}
+
+// ScrapeOf is a scrape file at or before t of a pod that exposes a metric
+// one of the PromQL queries reads: the source of an aggregated series, which
+// has no pod label. Queries that do not parse are passed over.
+func (s *Store) ScrapeOf(queries []string, t time.Time) string {
+	for _, q := range queries {
+		names, _, err := Names(q)
+		if err != nil {
+			continue
+		}
+		for _, n := range names {
+			s.mu.Lock()
+			series := s.byName[n]
+			s.mu.Unlock()
+			for _, ms := range series {
+				if pod := ms.lset.Get("pod"); ms.scraped && pod != "" {
+					if p := s.scrapeAt(pod, t.UnixMilli()); p != "" {
+						return p
+					}
+				}
+			}
+		}
+	}
+	return ""
+}

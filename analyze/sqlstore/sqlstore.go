@@ -1,4 +1,4 @@
-package analyze
+package sqlstore
 
 import (
 	"bytes"
@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"modernc.org/sqlite"
+
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 )
 
 // sqlSchema is the schema the dumped relations are loaded into. SQLite looks
@@ -50,13 +52,13 @@ type TableInfo struct {
 	Partial bool `json:"partial,omitempty"`
 }
 
-// SQLStore is an in-memory SQLite database holding a bundle's sql/*.csv
+// Store is an in-memory SQLite database holding a bundle's sql/*.csv
 // dumps, one table per relation, queried with SQLite's SQL.
 //
 // Every column has NUMERIC affinity: "12" is stored as an integer, "0.5" as a
 // real, anything else as text, and an empty field (psql's NULL) as NULL. A
 // store is safe for concurrent use; its calls are serialised.
-type SQLStore struct {
+type Store struct {
 	db *sql.DB
 
 	mu     sync.Mutex
@@ -64,8 +66,8 @@ type SQLStore struct {
 	tables map[string]*TableInfo // by lower-cased name, as SQLite compares them
 }
 
-// NewSQLStore returns an empty store.
-func NewSQLStore() (*SQLStore, error) {
+// NewStore returns an empty store.
+func NewStore() (*Store, error) {
 	db, err := sql.Open("sqlite", sqlDSN)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
@@ -85,11 +87,11 @@ func NewSQLStore() (*SQLStore, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	return &SQLStore{db: db, conn: conn, tables: map[string]*TableInfo{}}, nil
+	return &Store{db: db, conn: conn, tables: map[string]*TableInfo{}}, nil
 }
 
 // Close releases the database.
-func (s *SQLStore) Close() error {
+func (s *Store) Close() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil {
@@ -109,7 +111,7 @@ var errStoreClosed = errors.New("sql store is closed")
 // CSV syntax error stops the loading with an error naming path, line and
 // column; the rows before it are kept. Loading a name twice is an error and
 // leaves the first table as it was.
-func (s *SQLStore) LoadCSV(name, path string, r io.Reader) error {
+func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 	if name == "" || strings.ContainsRune(name, 0) {
 		return fmt.Errorf("load %s: bad table name %q", path, name)
 	}
@@ -323,7 +325,7 @@ func (t *rawTap) quoted(cr *csv.Reader, i int) bool {
 }
 
 // Tables lists the loaded tables by name.
-func (s *SQLStore) Tables() []TableInfo {
+func (s *Store) Tables() []TableInfo {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	out := make([]TableInfo, 0, len(s.tables))
@@ -340,14 +342,14 @@ func (s *SQLStore) Tables() []TableInfo {
 // statement. It returns the column names and one Row per result row, keyed
 // by column name (when a name repeats, the leftmost column's value is kept).
 // Values are int64, float64, string or nil.
-func (s *SQLStore) Query(ctx context.Context, query string) (cols []string, rows []Row, err error) {
+func (s *Store) Query(ctx context.Context, query string) (cols []string, rows []evidence.Row, err error) {
 	cols, vals, err := s.QueryValues(ctx, query)
 	if err != nil {
 		return nil, nil, err
 	}
-	rows = make([]Row, len(vals))
+	rows = make([]evidence.Row, len(vals))
 	for i, v := range vals {
-		row := make(Row, len(cols))
+		row := make(evidence.Row, len(cols))
 		for j, c := range cols {
 			if _, dup := row[c]; !dup {
 				row[c] = v[j]
@@ -363,7 +365,7 @@ func (s *SQLStore) Query(ctx context.Context, query string) (cols []string, rows
 // The query is refused unless it is a single read-only statement, and runs
 // with SQLite's query_only pragma on, an authorizer that allows reading
 // only, inside a transaction that is rolled back.
-func (s *SQLStore) QueryValues(ctx context.Context, query string) (cols []string, rows [][]any, err error) {
+func (s *Store) QueryValues(ctx context.Context, query string) (cols []string, rows [][]any, err error) {
 	if err := checkReadOnly(query); err != nil {
 		return nil, nil, err
 	}
@@ -371,7 +373,7 @@ func (s *SQLStore) QueryValues(ctx context.Context, query string) (cols []string
 }
 
 // query runs query with SQLite's own guards against writing.
-func (s *SQLStore) query(ctx context.Context, query string) (cols []string, rows [][]any, err error) {
+func (s *Store) query(ctx context.Context, query string) (cols []string, rows [][]any, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil {
@@ -445,7 +447,7 @@ func (s *SQLStore) query(ctx context.Context, query string) (cols []string, rows
 	return cols, rows, nil
 }
 
-func (s *SQLStore) setAuthorizer(fn sqlite.AuthorizerFn) error {
+func (s *Store) setAuthorizer(fn sqlite.AuthorizerFn) error {
 	return s.conn.Raw(func(dc any) error {
 		ar, ok := dc.(sqlite.AuthorizerRegisterer)
 		if !ok {
@@ -502,7 +504,7 @@ const maxMissingRounds = 64
 // the stand-ins, until the query prepares or fails for another reason; all
 // inside a transaction that is rolled back. It returns nil for a query that
 // is not a single read-only statement: Query says why.
-func (s *SQLStore) MissingTables(query string) []string {
+func (s *Store) MissingTables(query string) []string {
 	if checkReadOnly(query) != nil {
 		return nil
 	}
@@ -568,11 +570,11 @@ func (s *SQLStore) MissingTables(query string) []string {
 	return missing
 }
 
-// CheckSQL checks a query when rules are loaded, before any table exists: it
+// Check checks a query when rules are loaded, before any table exists: it
 // must be a single read-only statement (SELECT, WITH ... SELECT or VALUES)
 // that SQLite can parse. Names are not checked: a missing table or column is
 // the bundle's business.
-func CheckSQL(query string) error {
+func Check(query string) error {
 	if err := checkReadOnly(query); err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package analyze
+package metrics
 
 import (
 	"context"
@@ -12,15 +12,15 @@ import (
 	"github.com/prometheus/prometheus/util/annotations"
 )
 
-// The storage.Querier the Prometheus engine reads a MetricStore through:
+// The storage.Querier the Prometheus engine reads a Store through:
 // in-memory series selected by matchers within the query's time range.
 
-func (s *MetricStore) querier(mint, maxt int64) (storage.Querier, error) {
+func (s *Store) querier(mint, maxt int64) (storage.Querier, error) {
 	return &memQuerier{s: s, mint: mint, maxt: maxt}, nil
 }
 
 type memQuerier struct {
-	s          *MetricStore
+	s          *Store
 	mint, maxt int64
 }
 

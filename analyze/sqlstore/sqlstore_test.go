@@ -1,4 +1,4 @@
-package analyze
+package sqlstore
 
 import (
 	"bytes"
@@ -11,13 +11,15 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 )
 
 // newTestStore returns a store holding the named testdata/sql dumps, loaded
 // under the bundle path sql/<name>.csv.
-func newSQLTestStore(t testing.TB, names ...string) *SQLStore {
+func newSQLTestStore(t testing.TB, names ...string) *Store {
 	t.Helper()
-	s, err := NewSQLStore()
+	s, err := NewStore()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,7 +29,7 @@ func newSQLTestStore(t testing.TB, names ...string) *SQLStore {
 		}
 	})
 	for _, n := range names {
-		f, err := os.Open(filepath.Join("testdata", "sql", n+".csv"))
+		f, err := os.Open(filepath.Join("testdata", n+".csv"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -40,7 +42,7 @@ func newSQLTestStore(t testing.TB, names ...string) *SQLStore {
 	return s
 }
 
-func mustSQL(t *testing.T, s *SQLStore, q string) ([]string, []Row) {
+func mustSQL(t *testing.T, s *Store, q string) ([]string, []evidence.Row) {
 	t.Helper()
 	cols, rows, err := s.Query(context.Background(), q)
 	if err != nil {
@@ -58,7 +60,7 @@ func TestSQLStoreJoin(t *testing.T) {
 	if want := []string{"host", "actors"}; !reflect.DeepEqual(cols, want) {
 		t.Errorf("columns = %q, want %q", cols, want)
 	}
-	want := []Row{
+	want := []evidence.Row{
 		{"host": "risingwave-compute-0.risingwave-compute", "actors": int64(4)},
 		{"host": "risingwave-compute-1.risingwave-compute", "actors": int64(3)},
 	}
@@ -88,7 +90,7 @@ func TestSQLStoreValues(t *testing.T) {
 	_, rows := mustSQL(t, s, `SELECT id, host, parallelism, internal_rpc_host_addr, is_streaming,
 		system_total_memory_bytes, started_at, system_total_memory_bytes / 1073741824.0 AS gib
 		FROM rw_worker_nodes WHERE id IN (1, 2) ORDER BY id`)
-	want := []Row{{
+	want := []evidence.Row{{
 		"id": int64(1), "host": "risingwave-meta-0.risingwave-meta",
 		"parallelism": nil, "internal_rpc_host_addr": nil, "is_streaming": nil, // empty: NULL
 		"system_total_memory_bytes": int64(17179869184), "started_at": "2026-11-29 20:01:12.482+00:00",
@@ -116,7 +118,7 @@ func TestSQLStoreAffinity(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, rows := mustSQL(t, s, `SELECT i, typeof(i) ti, r, typeof(r) tr, t, e, typeof(e) te, q, typeof(q) tq FROM v ORDER BY rowid`)
-	want := []Row{
+	want := []evidence.Row{
 		{"i": int64(12), "ti": "integer", "r": 0.5, "tr": "real", "t": "abc", "e": nil, "te": "null", "q": "", "tq": "text"},
 		{"i": int64(-3), "ti": "integer", "r": int64(1000), "tr": "integer", "t": "007x", "e": nil, "te": "null", "q": "", "tq": "text"},
 	}
@@ -131,7 +133,7 @@ func TestSQLStoreColumnWithSpace(t *testing.T) {
 	if want := []string{"Id", "Create Type", "Statement"}; !reflect.DeepEqual(cols, want) {
 		t.Errorf("columns = %q, want %q", cols, want)
 	}
-	want := []Row{{
+	want := []evidence.Row{{
 		"Id": int64(1012), "Create Type": "BACKGROUND",
 		"Statement": "CREATE MATERIALIZED VIEW mv_orders_by_region AS SELECT region, count(*) AS n\nFROM orders GROUP BY region",
 	}}
@@ -151,7 +153,7 @@ func TestSQLStoreColumnWithSpace(t *testing.T) {
 
 func TestSQLStoreMalformedCSV(t *testing.T) {
 	s := newSQLTestStore(t)
-	f, err := os.Open(filepath.Join("testdata", "sql", "bad.csv"))
+	f, err := os.Open(filepath.Join("testdata", "bad.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,7 +163,7 @@ func TestSQLStoreMalformedCSV(t *testing.T) {
 		t.Fatalf("err = %v, want one starting sql/rw_materialized_views.csv:4:", err)
 	}
 	_, rows := mustSQL(t, s, `SELECT name FROM rw_materialized_views ORDER BY id`)
-	if want := []Row{{"name": "mv_a"}, {"name": "mv_b"}}; !reflect.DeepEqual(rows, want) {
+	if want := []evidence.Row{{"name": "mv_a"}, {"name": "mv_b"}}; !reflect.DeepEqual(rows, want) {
 		t.Errorf("rows kept = %v, want %v", rows, want)
 	}
 	want := []TableInfo{{Name: "rw_materialized_views", Path: "sql/rw_materialized_views.csv",
@@ -221,7 +223,7 @@ func TestSQLStoreLoadProblems(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, rows := mustSQL(t, s, "SELECT * FROM t ORDER BY a")
-	if want := []Row{{"a": int64(1), "b": int64(2), "c": nil}, {"a": int64(3), "b": int64(4), "c": int64(5)}}; !reflect.DeepEqual(rows, want) {
+	if want := []evidence.Row{{"a": int64(1), "b": int64(2), "c": nil}, {"a": int64(3), "b": int64(4), "c": int64(5)}}; !reflect.DeepEqual(rows, want) {
 		t.Errorf("ragged rows = %v, want %v", rows, want)
 	}
 }
@@ -301,16 +303,16 @@ func TestSQLStoreQueryAccepts(t *testing.T) {
 	s := newSQLTestStore(t, "rw_actors")
 	tests := []struct {
 		query string
-		want  []Row
+		want  []evidence.Row
 	}{
-		{"SELECT 1 AS n;", []Row{{"n": int64(1)}}},
-		{"  /* c */ select ';' AS semi -- trailing ; comment", []Row{{"semi": ";"}}},
-		{"VALUES (1), ('a')", []Row{{"column1": int64(1)}, {"column1": "a"}}},
-		{"WITH x(n) AS (SELECT max(actor_id) FROM rw_actors) SELECT n FROM x", []Row{{"n": int64(7)}}},
-		{"WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 2) SELECT n FROM c", []Row{{"n": int64(1)}, {"n": int64(2)}}},
-		{"SELECT name FROM pragma_table_info('rw_actors') WHERE cid = 2", []Row{{"name": "worker_id"}}},
-		{"SELECT 1 AS a, 2 AS a", []Row{{"a": int64(1)}}}, // a repeated name keeps the leftmost
-		{"SELECT x'6869' AS b", []Row{{"b": "hi"}}},
+		{"SELECT 1 AS n;", []evidence.Row{{"n": int64(1)}}},
+		{"  /* c */ select ';' AS semi -- trailing ; comment", []evidence.Row{{"semi": ";"}}},
+		{"VALUES (1), ('a')", []evidence.Row{{"column1": int64(1)}, {"column1": "a"}}},
+		{"WITH x(n) AS (SELECT max(actor_id) FROM rw_actors) SELECT n FROM x", []evidence.Row{{"n": int64(7)}}},
+		{"WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM c WHERE n < 2) SELECT n FROM c", []evidence.Row{{"n": int64(1)}, {"n": int64(2)}}},
+		{"SELECT name FROM pragma_table_info('rw_actors') WHERE cid = 2", []evidence.Row{{"name": "worker_id"}}},
+		{"SELECT 1 AS a, 2 AS a", []evidence.Row{{"a": int64(1)}}}, // a repeated name keeps the leftmost
+		{"SELECT x'6869' AS b", []evidence.Row{{"b": "hi"}}},
 	}
 	for _, tt := range tests {
 		_, rows, err := s.Query(context.Background(), tt.query)
@@ -407,12 +409,12 @@ func TestCheckSQL(t *testing.T) {
 		{"", "empty query"},
 	}
 	for _, tt := range tests {
-		err := CheckSQL(tt.query)
+		err := Check(tt.query)
 		switch {
 		case tt.wantErr == "" && err != nil:
-			t.Errorf("CheckSQL(%q) = %v, want nil", tt.query, err)
+			t.Errorf("Check(%q) = %v, want nil", tt.query, err)
 		case tt.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tt.wantErr)):
-			t.Errorf("CheckSQL(%q) = %v, want an error with %q", tt.query, err, tt.wantErr)
+			t.Errorf("Check(%q) = %v, want an error with %q", tt.query, err, tt.wantErr)
 		}
 	}
 }
@@ -453,7 +455,7 @@ func BenchmarkLoadCSV(b *testing.B) {
 	data := buf.Bytes()
 	b.SetBytes(int64(len(data)))
 	for b.Loop() {
-		s, err := NewSQLStore()
+		s, err := NewStore()
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package analyze
+package metrics
 
 import (
 	"bytes"
@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rwdiag/rwdiag/analyze/evidence"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -85,7 +86,7 @@ func clusterScrapes() []scrapeFixture {
 	return fs
 }
 
-func loadScrapes(t testing.TB, s *MetricStore, fs []scrapeFixture) {
+func loadScrapes(t testing.TB, s *Store, fs []scrapeFixture) {
 	t.Helper()
 	for _, f := range fs {
 		if err := s.AddScrape(bundle.ScrapePath(f.pod, f.at), f.pod, f.at, strings.NewReader(f.text)); err != nil {
@@ -103,21 +104,21 @@ func metricComponent(pod string) string {
 	return ""
 }
 
-func clusterStore(t testing.TB, names map[string]bool) *MetricStore {
+func clusterStore(t testing.TB, names map[string]bool) *Store {
 	t.Helper()
-	s := NewMetricStore(names)
+	s := NewStore(names)
 	loadScrapes(t, s, clusterScrapes())
 	s.SetComponents(metricComponent)
 	return s
 }
 
-func mustQuery(t testing.TB, s *MetricStore, q string, at time.Time) []Row {
+func mustQuery(t testing.TB, s *Store, q string, at time.Time) []evidence.Row {
 	t.Helper()
 	rows, err := s.Query(context.Background(), q, at)
 	if err != nil {
 		t.Fatal(err)
 	}
-	slices.SortFunc(rows, func(a, b Row) int { return strings.Compare(fmt.Sprint(a["series"]), fmt.Sprint(b["series"])) })
+	slices.SortFunc(rows, func(a, b evidence.Row) int { return strings.Compare(fmt.Sprint(a["series"]), fmt.Sprint(b["series"])) })
 	return rows
 }
 
@@ -127,7 +128,7 @@ type wantRow struct {
 	value  float64
 }
 
-func checkRows(t *testing.T, got []Row, want []wantRow) {
+func checkRows(t *testing.T, got []evidence.Row, want []wantRow) {
 	t.Helper()
 	if len(got) != len(want) {
 		t.Fatalf("got %d rows, want %d: %v", len(got), len(want), got)
@@ -295,9 +296,9 @@ func TestMetricStoreFiltersByName(t *testing.T) {
 	}
 	names := map[string]bool{}
 	for _, q := range queries {
-		ns, all, err := MetricNames(q)
+		ns, all, err := Names(q)
 		if err != nil || all {
-			t.Fatalf("MetricNames(%q) = %v, %v, %v", q, ns, all, err)
+			t.Fatalf("Names(%q) = %v, %v, %v", q, ns, all, err)
 		}
 		for _, n := range ns {
 			names[n] = true
@@ -321,7 +322,7 @@ func TestMetricStoreFiltersByName(t *testing.T) {
 func TestMetricStoreOrderAndDuplicates(t *testing.T) {
 	fs := clusterScrapes()
 	slices.Reverse(fs)
-	s := NewMetricStore(map[string]bool{"stream_barrier_manager_progress": true})
+	s := NewStore(map[string]bool{"stream_barrier_manager_progress": true})
 	loadScrapes(t, s, fs)
 	// A second file for the last scrape time: its value wins.
 	pod := "risingwave-compute-1"
@@ -352,7 +353,7 @@ source_latest_message_id{partition="0"} 100
 source_latest_message_id{partition="1" 200
 source_latest_message_id{partition="2"} 300
 `
-	s := NewMetricStore(nil)
+	s := NewStore(nil)
 	err := s.AddScrape(path, pod, at, strings.NewReader(text))
 	if err == nil {
 		t.Fatal("no error")
@@ -368,7 +369,7 @@ source_latest_message_id{partition="2"} 300
 
 	// With a name filter, lines of other metrics are not parsed, a bad
 	// one goes unnoticed, and line numbers still count every line.
-	s = NewMetricStore(map[string]bool{"source_latest_message_id": true})
+	s = NewStore(map[string]bool{"source_latest_message_id": true})
 	err = s.AddScrape(path, pod, at, strings.NewReader("other{ 1\n"+text))
 	if want := path + ":7: "; err == nil || !strings.HasPrefix(err.Error(), want) {
 		t.Errorf("filtered: error %v, want it to start with %q", err, want)
@@ -384,7 +385,7 @@ source_latest_message_id{partition="2"} 300
 		{"x 1\ny 2\nz", 3},
 		{"# TYPE x bogus\n", 1},
 	} {
-		err := NewMetricStore(nil).AddScrape(path, pod, at, strings.NewReader(tt.text))
+		err := NewStore(nil).AddScrape(path, pod, at, strings.NewReader(tt.text))
 		if want := fmt.Sprintf("%s:%d: ", path, tt.line); err == nil || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("%q: error %v, want it to start with %q", tt.text, err, want)
 		}
@@ -392,7 +393,7 @@ source_latest_message_id{partition="2"} 300
 }
 
 func TestAddScrapeOwnTimestampAndPodLabel(t *testing.T) {
-	s := NewMetricStore(nil)
+	s := NewStore(nil)
 	at := scrapeTime(3)
 	own := scrapeTime(1).UnixMilli()
 	text := fmt.Sprintf("up{pod=\"elsewhere\"} 1 %d\n{\"quoted.name\",a=\"b\"} 2\n", own)
@@ -418,7 +419,7 @@ const rangeJSON = `{"status":"success","data":{"resultType":"matrix","result":[
 
 func TestAddRange(t *testing.T) {
 	path := bundle.PrometheusRangePath("barrier")
-	s := NewMetricStore(map[string]bool{"stream_barrier_manager_progress": true})
+	s := NewStore(map[string]bool{"stream_barrier_manager_progress": true})
 	if err := s.AddRange(path, strings.NewReader(rangeJSON)); err != nil {
 		t.Fatal(err)
 	}
@@ -443,7 +444,7 @@ func TestAddRange(t *testing.T) {
 		`{"status":"success"`,
 		`{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"__name__":"x"},"values":[[1,"1"],[2,"one"]]}]}}`,
 	} {
-		s := NewMetricStore(nil)
+		s := NewStore(nil)
 		err := s.AddRange(path, strings.NewReader(bad))
 		if err == nil || !strings.HasPrefix(err.Error(), path+": ") {
 			t.Errorf("%s: error %v, want one naming %s", bad, err, path)
@@ -470,17 +471,17 @@ func TestMetricNames(t *testing.T) {
 		{`1 + 2`, nil, false},
 	}
 	for _, tt := range tests {
-		names, all, err := MetricNames(tt.query)
+		names, all, err := Names(tt.query)
 		if err != nil {
-			t.Errorf("MetricNames(%q): %v", tt.query, err)
+			t.Errorf("Names(%q): %v", tt.query, err)
 			continue
 		}
 		if !slices.Equal(names, tt.names) || all != tt.all {
-			t.Errorf("MetricNames(%q) = %q, %v; want %q, %v", tt.query, names, all, tt.names, tt.all)
+			t.Errorf("Names(%q) = %q, %v; want %q, %v", tt.query, names, all, tt.names, tt.all)
 		}
 	}
-	if _, _, err := MetricNames(`rate(x[1m]`); err == nil {
-		t.Error("MetricNames accepted a bad query")
+	if _, _, err := Names(`rate(x[1m]`); err == nil {
+		t.Error("Names accepted a bad query")
 	}
 }
 
@@ -553,7 +554,7 @@ func BenchmarkAddScrape(b *testing.B) {
 		}
 	}
 	text := []byte(sb.String())
-	s := NewMetricStore(names)
+	s := NewStore(names)
 	b.SetBytes(int64(len(text)))
 	b.ReportAllocs()
 	n := 0
