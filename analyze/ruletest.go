@@ -32,7 +32,11 @@ type testFileSpec struct {
 // the test file), inline files laid over it, the rules to run (all when
 // empty) and the findings expected, exactly.
 type TestCase struct {
-	Name   string            `yaml:"name"`
+	Name string `yaml:"name"`
+	// Shape names the RisingWave release tag(s) and source files whose
+	// output the case's bundle reproduces ("v1.10.0: src/stream/src/task/
+	// stream_manager.rs (actor exit), ..."); required for real-shape cases.
+	Shape  string            `yaml:"shape"`
 	Bundle string            `yaml:"bundle"`
 	Files  map[string]string `yaml:"files"`
 	Rules  []string          `yaml:"rules"`

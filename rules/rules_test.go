@@ -3,6 +3,9 @@ package rules_test
 import (
 	"context"
 	"os"
+	"regexp"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rwdiag/rwdiag/analyze"
@@ -94,6 +97,62 @@ func TestSamplesMatchExpectations(t *testing.T) {
 	for _, res := range analyze.RunTests(context.Background(), cases, rs, nil) {
 		if !res.Pass {
 			t.Errorf("FAIL %s", res)
+		}
+	}
+}
+
+// Every case whose bundle is a real-shape fixture (testdata/shapes/...) names
+// the RisingWave tag and source files it follows, and each of the five
+// patterns has firing real-shape cases on a v1.x, a v2.x and a v3.x (or newer)
+// shape.
+func TestRealShapeCases(t *testing.T) {
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pattern := map[string]string{}
+	for _, r := range rs {
+		pattern[r.ID] = r.Pattern
+	}
+	cases, err := analyze.LoadTestFS(rules.FS)
+	if err != nil {
+		t.Fatal(err)
+	}
+	majorRE := regexp.MustCompile(`\bv([0-9]+)\.[0-9]+`)
+	fired := map[string]map[string]bool{} // pattern -> "v1"/"v2"/"v3"
+	for _, c := range cases {
+		if !strings.HasPrefix(c.Bundle, "testdata/shapes/") {
+			continue
+		}
+		if c.Shape == "" {
+			t.Errorf("%s: real-shape case has no shape: (the RisingWave tag and source files it follows)", c.Name)
+			continue
+		}
+		m := majorRE.FindStringSubmatch(c.Shape)
+		if m == nil {
+			t.Errorf("%s: shape %q names no release tag", c.Name, c.Shape)
+			continue
+		}
+		major := "v" + m[1]
+		if n, _ := strconv.Atoi(m[1]); n > 3 {
+			major = "v3"
+		}
+		for _, e := range c.Expect {
+			if e.Status != "" && e.Status != string(analyze.StatusFiring) {
+				continue
+			}
+			p := pattern[e.Rule]
+			if fired[p] == nil {
+				fired[p] = map[string]bool{}
+			}
+			fired[p][major] = true
+		}
+	}
+	for _, p := range []string{"barrier-stall", "offset-replay", "oom-crash-loop", "backfill-starvation", "sink-blockage"} {
+		for _, v := range []string{"v1", "v2", "v3"} {
+			if !fired[p][v] {
+				t.Errorf("pattern %s: no real-shape case on a %s.x bundle where it fires", p, v)
+			}
 		}
 	}
 }
