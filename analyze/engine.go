@@ -47,6 +47,7 @@ type signalResult struct {
 	available bool
 	reason    string // why it is unavailable
 	collect   string // what to collect to make it available
+	coverage  string // what was read, when available
 }
 
 func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleResult) {
@@ -462,6 +463,8 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 			out = append(out, row)
 		}
 		return &signalResult{rows: out, available: true}, nil
+	case SignalAwaitTree:
+		return ev.evalAwaitTree(s.AwaitTree), nil
 	}
 	return nil, fmt.Errorf("unknown signal kind %q", s.Kind)
 }

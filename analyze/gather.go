@@ -39,6 +39,14 @@ type Gathered struct {
 	components map[string]string
 	kinds      map[bundle.Kind]int
 	tap        *timelineTap // what GatherWith keeps for the timeline; nil for Gather
+
+	needTree bool         // some rule reads await-tree dumps
+	dumps    []parsedDump // the await-tree dumps found, in bundle order
+}
+
+// problem records something that could not be read.
+func (ev *Gathered) problem(format string, args ...any) {
+	ev.Info.Problems = append(ev.Info.Problems, fmt.Sprintf(format, args...))
 }
 
 // maxKubeBytes bounds one kubernetes/*.json file held in memory.
@@ -59,7 +67,7 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 	}
 	defer r.Close()
 
-	names, allMetrics := map[string]bool{}, false
+	names, allMetrics, needTree := map[string]bool{}, false, false
 	var queries []*logs.Query
 	for _, rule := range rules {
 		for _, s := range rule.Signals {
@@ -71,6 +79,8 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 				}
 			case SignalLog:
 				queries = append(queries, s.Log)
+			case SignalAwaitTree:
+				needTree = true
 			}
 		}
 	}
@@ -90,10 +100,9 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 		containers: map[string][]string{},
 		kinds:      map[bundle.Kind]int{},
 		tap:        newTimelineTap(extra.Timeline),
+		needTree:   needTree,
 	}
-	problem := func(format string, args ...any) {
-		ev.Info.Problems = append(ev.Info.Problems, fmt.Sprintf(format, args...))
-	}
+	problem := ev.problem
 	for {
 		if err := ctx.Err(); err != nil {
 			problem("analysis interrupted: %v", err)
@@ -171,6 +180,17 @@ func (ev *Gathered) add(e *bundle.Entry) error {
 		return ev.Metrics.AddRange(e.Path, e)
 	case bundle.KindSQLTable:
 		return ev.SQL.LoadCSV(e.Name, e.Path, text)
+	case bundle.KindAwaitTreeText, bundle.KindAwaitTreeJSON, bundle.KindDiagnoseReport:
+		if ev.needTree {
+			data, err := ev.readAwaitTree(e, text)
+			if data == nil {
+				return err
+			}
+			if err != nil {
+				ev.problem("%s", namingFile(err, e.Path))
+			}
+			text = bytes.NewReader(data)
+		}
 	}
 	if ev.Logs.Wants(e.Class) {
 		return ev.Logs.Scan(e.Path, e.Class, text)

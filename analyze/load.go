@@ -661,8 +661,12 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 		set++
 		s.Kind = SignalLog
 	}
+	if ss.AwaitTree != nil {
+		set++
+		s.Kind = SignalAwaitTree
+	}
 	if set != 1 {
-		l.add(path, "", "give exactly one of promql, sql, kube or log")
+		l.add(path, "", "give exactly one of promql, sql, kube, log or awaittree")
 		return nil
 	}
 	if len(ss.SQLFallback) > 0 && s.Kind != SignalSQL {
@@ -706,6 +710,12 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 			}
 		}
 		s.Kube = &kube.Query{Resource: k.Resource, Component: k.Component, Labels: k.Labels, Path: k.Path, Fields: k.Fields}
+	case SignalAwaitTree:
+		q, err := compileAwaitTreeQuery(ss.AwaitTree)
+		if err != nil {
+			l.add(path, "awaittree", "%v", err)
+		}
+		s.AwaitTree = q
 	case SignalLog:
 		lg := ss.Log
 		if lg.Regex == "" {

@@ -55,8 +55,15 @@ type signalSpec struct {
 	PromQL      string    `yaml:"promql"`
 	SQL         string    `yaml:"sql"`
 	SQLFallback []string  `yaml:"sql_fallback"`
-	Kube        *kubeSpec `yaml:"kube"`
-	Log         *logSpec  `yaml:"log"`
+	Kube        *kubeSpec      `yaml:"kube"`
+	Log         *logSpec       `yaml:"log"`
+	AwaitTree   *awaitTreeSpec `yaml:"awaittree"`
+}
+
+type awaitTreeSpec struct {
+	Rows       string  `yaml:"rows"`
+	Span       string  `yaml:"span"`
+	MinSeconds float64 `yaml:"min_seconds"`
 }
 
 type kubeSpec struct {
@@ -86,6 +93,9 @@ const (
 	SignalSQL    SignalKind = "sql"
 	SignalKube   SignalKind = "kube"
 	SignalLog    SignalKind = "log"
+	// SignalAwaitTree reads the await-tree dumps (diagnose/await-tree.txt,
+	// .json, and the one inside diagnose/report.txt) as parsed trees.
+	SignalAwaitTree SignalKind = "awaittree"
 )
 
 // Signal is a compiled, named query of one evidence source.
@@ -104,6 +114,12 @@ type Signal struct {
 
 	Log       *logs.Query
 	component string // log signals: keep matches of pods of this component
+
+	AwaitTree *AwaitTreeQuery
+
+	// promExpr is the parsed query, for telling which metric families it
+	// needs (see metrics.Readable).
+	promExpr string
 }
 
 // Rule is a compiled rule, ready to run.
