@@ -51,10 +51,10 @@ type subjectSpec struct {
 }
 
 type signalSpec struct {
-	Description string    `yaml:"description"`
-	PromQL      string    `yaml:"promql"`
-	SQL         string    `yaml:"sql"`
-	SQLFallback []string  `yaml:"sql_fallback"`
+	Description string         `yaml:"description"`
+	PromQL      string         `yaml:"promql"`
+	SQL         string         `yaml:"sql"`
+	SQLFallback []string       `yaml:"sql_fallback"`
 	Kube        *kubeSpec      `yaml:"kube"`
 	Log         *logSpec       `yaml:"log"`
 	AwaitTree   *awaitTreeSpec `yaml:"awaittree"`
