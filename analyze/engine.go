@@ -37,6 +37,7 @@ func Evaluate(ctx context.Context, ev *Gathered, rules []*Rule) *Report {
 		rep.Findings = append(rep.Findings, findings...)
 		rep.Rules = append(rep.Rules, res)
 	}
+	linkFindings(rep.Findings, rules)
 	rep.Sort()
 	return rep
 }

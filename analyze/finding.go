@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -104,6 +105,24 @@ type Finding struct {
 	References  []string   `json:"references,omitempty"`
 	// Fingerprint is stable for the same rule and subject across bundles.
 	Fingerprint string `json:"fingerprint"`
+	// Links name the other findings of the report that this one was caused
+	// by or explains.
+	Links []Link `json:"links,omitempty"`
+}
+
+// Link points from a finding to another finding of the same report.
+type Link struct {
+	// Relation is "caused-by" (the other finding is this one's likely
+	// cause) or "explains" (this finding is the other's likely cause).
+	Relation    string `json:"relation"`
+	Rule        string `json:"rule"`
+	Subject     string `json:"subject"`
+	Fingerprint string `json:"fingerprint"`
+}
+
+// String reads as "caused by backfill-starving-live-jobs (mv_x)".
+func (l Link) String() string {
+	return strings.ReplaceAll(l.Relation, "-", " ") + " " + l.Rule + " (" + l.Subject + ")"
 }
 
 // RuleStatus says what became of a rule on a bundle.

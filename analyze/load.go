@@ -481,6 +481,14 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 	if !idRE.MatchString(rs.ID) {
 		l.add(prefix, "id", "%q is not a kebab-case id", rs.ID)
 	}
+	for i, c := range rs.CausedBy {
+		if !idRE.MatchString(c) {
+			l.add(prefix, fmt.Sprintf("caused_by[%d]", i), "%q is not a kebab-case rule id", c)
+		} else if c == rs.ID {
+			l.add(prefix, fmt.Sprintf("caused_by[%d]", i), "a rule cannot cause itself")
+		}
+	}
+	r.CausedBy = rs.CausedBy
 	if !idRE.MatchString(rs.Pattern) {
 		l.add(prefix, "pattern", "%q is not a kebab-case pattern name", rs.Pattern)
 	}

@@ -472,6 +472,9 @@ func writeFindingText(p *reportPrinter, n int, f Finding) {
 	}
 	p.lines(fmt.Sprintf("%d. ", n), head)
 	p.lines("   rule ", f.Rule)
+	for _, l := range f.Links {
+		p.lines("   ", sanitizeText(l.String(), false))
+	}
 	for i, e := range f.Evidence {
 		if i == tableEvidenceLines {
 			p.printf("     ... and %d more (see --format markdown or json)\n", len(f.Evidence)-i)
@@ -694,6 +697,13 @@ func writeFindingMarkdown(p *reportPrinter, f Finding, x *Forensics) {
 	p.printf("\n")
 	if s := strings.TrimSpace(f.Summary); s != "" {
 		p.printf("\n%s\n", mdText(s))
+	}
+	for _, l := range f.Links {
+		verb := "Likely caused by"
+		if l.Relation == "explains" {
+			verb = "Likely explains"
+		}
+		p.printf("\n**%s** %s (%s).\n", verb, mdCode(l.Rule), mdCode(l.Subject))
 	}
 	if len(f.Evidence) > 0 {
 		p.printf("\n**Evidence**\n\n| Source | Time | Excerpt |\n|---|---|---|\n")

@@ -40,6 +40,7 @@ type ruleSpec struct {
 	Summary     string                `yaml:"summary"`
 	Remediation string                `yaml:"remediation"`
 	Evidence    []string              `yaml:"evidence"`
+	CausedBy    []string              `yaml:"caused_by"`
 	References  []string              `yaml:"references"`
 }
 
@@ -141,6 +142,10 @@ type Rule struct {
 	subjectField string
 	subjectExpr  *vm.Program
 	subjectName  *vm.Program // with subjectField: the name to show for a subject value
+
+	// CausedBy are the rules whose findings can cause this rule's: when
+	// both fire, the findings are linked (see linkFindings).
+	CausedBy []string
 
 	Signals  []*Signal
 	evidence []string
