@@ -110,6 +110,9 @@ type Store struct {
 	bounds   metricIntervals
 	engine   *promql.Engine
 	subqStep int64 // ms, default step of subqueries without one
+
+	fams      map[string]map[string]bool // see families
+	famsDirty bool
 }
 
 type memSeries struct {
@@ -162,7 +165,7 @@ func (s *Store) AddScrape(path, pod string, at time.Time, r io.Reader) error {
 	}
 	atMs := at.UnixMilli()
 	s.scrapes[pod] = append(s.scrapes[pod], scrapeFile{t: atMs, path: path})
-	s.dirty = true
+	s.dirty, s.famsDirty = true, true
 	if len(b) == 0 {
 		return nil
 	}
@@ -364,7 +367,7 @@ func (s *Store) getOrCreate(lset labels.Labels) *memSeries {
 	ms := &memSeries{lset: lset, hash: h, next: s.index[h], ordered: true}
 	s.index[h] = ms
 	s.series = append(s.series, ms)
-	s.dirty = true
+	s.dirty, s.famsDirty = true, true
 	return ms
 }
 
@@ -377,7 +380,7 @@ func (s *Store) append(ms *memSeries, t int64, v float64) {
 	s.nsamples++
 	s.minT = min(s.minT, t)
 	s.maxT = max(s.maxT, t)
-	s.dirty = true
+	s.dirty, s.famsDirty = true, true
 }
 
 // AddRange reads a Prometheus HTTP API query_range response (a matrix; an
@@ -539,7 +542,7 @@ func (s *Store) SetComponents(component func(pod string) string) {
 	}
 	clear(s.series[len(kept):])
 	s.series = kept
-	s.dirty = true
+	s.dirty, s.famsDirty = true, true
 }
 
 func (s *Store) lookup(lset labels.Labels, h uint64) *memSeries {
