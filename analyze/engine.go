@@ -66,6 +66,7 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 		}
 		results[s.Name] = sr
 	}
+	res.Examined = examine(r, results)
 
 	// Inconclusive when what the rule requires is absent.
 	avail := map[string]any{}
@@ -403,11 +404,20 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 				"metrics scrapes (metrics/<pod>/<unix-millis>.prom: curl http://<pod>:<metrics-port>/metrics)",
 				func(e bundle.CollectError) bool { return e.Step == "metrics" }), nil
 		}
+		ok, missing, err := ev.Metrics.Readable(s.PromQL)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			return ev.unavailable(fmt.Sprintf("%s not in the metrics scraped (%s)", strings.Join(missing, ", "), ev.metricsCoverage()),
+				"metrics scrapes of the pods that export "+strings.Join(missing, ", ")+" (metrics/<pod>/<unix-millis>.prom: curl http://<pod>:<metrics-port>/metrics); another RisingWave version may name it otherwise",
+				func(e bundle.CollectError) bool { return e.Step == "metrics" }), nil
+		}
 		rows, err := ev.Metrics.Query(ctx, s.PromQL, ev.EvalTime())
 		if err != nil {
 			return nil, err
 		}
-		return &signalResult{rows: nonNil(rows), available: true}, nil
+		return &signalResult{rows: nonNil(rows), available: true, coverage: ev.metricsCoverage()}, nil
 	case SignalSQL:
 		var reasons []string
 		for _, q := range s.SQL {
@@ -415,7 +425,7 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 				for i, m := range missing {
 					missing[i] = bundle.SQLPath(m)
 				}
-				reasons = append(reasons, strings.Join(missing, ", ")+" not in the bundle")
+				reasons = append(reasons, ev.absentFiles(missing))
 				continue
 			}
 			_, rows, err := ev.SQL.Query(ctx, q)
@@ -425,7 +435,7 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 				continue
 			}
 			ev.annotateSQL(q, rows)
-			return &signalResult{rows: nonNil(rows), available: true}, nil
+			return &signalResult{rows: nonNil(rows), available: true, coverage: ev.sqlCoverage(q)}, nil
 		}
 		return ev.unavailable(strings.Join(dedupe(reasons), "; "),
 			"the rw_catalog dumps (sql/<relation>.csv: psql --csv -c 'SELECT * FROM rw_catalog.<relation>')",
@@ -433,7 +443,7 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 	case SignalKube:
 		if !ev.Kube.Has(s.Kube.Resource) {
 			p := bundle.KubePath(s.Kube.Resource)
-			return ev.unavailable(p+" not in the bundle",
+			return ev.unavailable(ev.absentFiles([]string{p}),
 				fmt.Sprintf("%s (kubectl get %s -n <namespace> -o json)", p, s.Kube.Resource),
 				func(e bundle.CollectError) bool { return e.Path == p || e.Target == s.Kube.Resource }), nil
 		}
@@ -441,10 +451,10 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 		if err != nil {
 			return nil, err
 		}
-		return &signalResult{rows: nonNil(rows), available: true}, nil
+		return &signalResult{rows: nonNil(rows), available: true, coverage: ev.kubeCoverage(s.Kube.Resource)}, nil
 	case SignalLog:
-		rows, _, files := ev.Logs.Results(s.Log.Name)
-		if files == 0 {
+		rows, _, nfiles := ev.Logs.Results(s.Log.Name)
+		if nfiles == 0 {
 			var kinds []string
 			for _, k := range s.Log.Kinds {
 				kinds = append(kinds, k.String())
@@ -452,6 +462,15 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 			return ev.unavailable(fmt.Sprintf("no %s files in the bundle", strings.Join(kinds, " or ")),
 				collectHint(s.Log.Kinds),
 				func(e bundle.CollectError) bool { return e.Step == "logs" || e.Step == "diagnose" }), nil
+		}
+		files := ev.logFilesOf(s.Log.Kinds, s.component)
+		if len(files) == 0 {
+			what := "no " + s.component + " logs in the bundle"
+			if others := ev.logComponents(s.Log.Kinds); others != "" {
+				what += " (" + others + ")"
+			}
+			return ev.unavailable(what, "the "+s.component+" pods' logs (logs/<pod>/<container>.log: kubectl logs <pod> -c <container> --timestamps, and --previous)",
+				func(e bundle.CollectError) bool { return e.Step == "logs" }), nil
 		}
 		out := make([]Row, 0, len(rows))
 		for _, row := range rows {
@@ -463,7 +482,7 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 			row["component"] = comp
 			out = append(out, row)
 		}
-		return &signalResult{rows: out, available: true}, nil
+		return &signalResult{rows: out, available: true, coverage: ev.logCoverage(files, s.component)}, nil
 	case SignalAwaitTree:
 		return ev.evalAwaitTree(s.AwaitTree), nil
 	}

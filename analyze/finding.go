@@ -142,6 +142,9 @@ type RuleResult struct {
 	ID     string     `json:"id"`
 	Status RuleStatus `json:"status"`
 	Reason string     `json:"reason,omitempty"`
+	// Examined lists, per signal, whether its input was read and what it
+	// covered; absent for rules that were skipped or failed.
+	Examined []Examined `json:"examined,omitempty"`
 }
 
 // BundleInfo describes the analysed bundle in a report.

@@ -40,6 +40,9 @@ type Gathered struct {
 	kinds      map[bundle.Kind]int
 	tap        *timelineTap // what GatherWith keeps for the timeline; nil for Gather
 
+	files      []fileInfo        // every entry read, in bundle order
+	unreadable map[string]string // bundle path -> why it could not be read
+
 	needTree bool         // some rule reads await-tree dumps
 	dumps    []parsedDump // the await-tree dumps found, in bundle order
 }
@@ -101,6 +104,7 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 		kinds:      map[bundle.Kind]int{},
 		tap:        newTimelineTap(extra.Timeline),
 		needTree:   needTree,
+		unreadable: map[string]string{},
 	}
 	problem := ev.problem
 	for {
@@ -124,8 +128,10 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 		if e.Container != "" && !slices.Contains(ev.containers[e.Pod], e.Container) {
 			ev.containers[e.Pod] = append(ev.containers[e.Pod], e.Container)
 		}
+		ev.files = append(ev.files, fileInfo{path: e.Path, kind: e.Kind, pod: e.Pod, container: e.Container})
 		if err := ev.add(e); err != nil {
 			problem("%s", namingFile(err, e.Path))
+			ev.unreadable[e.Path] = err.Error()
 		}
 	}
 	ev.finish()

@@ -393,6 +393,12 @@ func (r *Report) writeTable(w io.Writer) error {
 		}
 		p.lines(fmt.Sprintf("  %-12s  ", rr.Status), text)
 	}
+	if lines := r.examinedLines(); len(lines) > 0 {
+		p.printf("\nExamined (decisive inputs; --format json lists every signal):\n")
+		for _, l := range lines {
+			p.lines("  ", l)
+		}
+	}
 	if len(b.Problems) > 0 {
 		p.printf("\nBundle problems (analysis went on without them):\n")
 		for _, pr := range b.Problems {
@@ -674,6 +680,14 @@ func (r *Report) writeMarkdown(w io.Writer, x *Forensics) error {
 		p.printf("\n| Rule | Status | Reason |\n|---|---|---|\n")
 		for _, rr := range notable {
 			p.printf("| %s | %s | %s |\n", mdCode(rr.ID), rr.Status, mdText(rr.Reason))
+		}
+	}
+	if examined := r.examinedRules(); len(examined) > 0 {
+		p.printf("\n### What each rule examined\n\n| Rule | Status | Signal | Decisive | Read | Coverage |\n|---|---|---|---|---|---|\n")
+		for _, rr := range examined {
+			for _, e := range rr.Examined {
+				p.printf("| %s | %s | %s | %s | %s | %s |\n", mdCode(rr.ID), rr.Status, mdCode(e.Signal), yesNo(e.Decisive), yesNo(e.Read), mdText(e.Coverage))
+			}
 		}
 	}
 	if len(b.Problems) > 0 {

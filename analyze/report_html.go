@@ -52,6 +52,7 @@ type htmlPage struct {
 	Firing       []htmlFinding
 	Inconclusive []htmlFinding
 	Notable      []RuleResult
+	Examined     []RuleResult
 	Timeline     htmlEntries
 	TimelineMore int
 	TimelineNote []string
@@ -82,7 +83,7 @@ func (h htmlEntries) Own(e TimelineEntry) bool { return h.own != nil && h.own(e)
 func (r *Report) writeHTML(w io.Writer, x *Forensics) error {
 	page := htmlPage{R: r, Summary: r.tally().summaryLine(), RulesLine: r.rulesLine(),
 		Shape: reportBundleShape(r.Bundle), Cluster: reportClusterLine(r.Bundle), Notes: reportBundleNotes(r.Bundle),
-		Notable: r.notableRules()}
+		Notable: r.notableRules(), Examined: r.examinedRules()}
 	for _, f := range r.Findings {
 		hf := htmlFinding{F: f, Anchor: "f-" + f.Fingerprint, Remediation: markdownHTML(f.Remediation)}
 		if f.Status != StatusFiring {

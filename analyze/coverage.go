@@ -1,0 +1,260 @@
+package analyze
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/rwdiag/rwdiag/analyze/kube"
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// Examined is what a rule read of one signal's input, for the report: a
+// "passed" is only as good as what was examined.
+type Examined struct {
+	Signal string `json:"signal"`
+	// Kind is the evidence language: promql, sql, kube, log or awaittree.
+	Kind string `json:"kind"`
+	// Decisive: without this input the rule cannot be decided (it is
+	// named in the rule's requires, or the rule has none).
+	Decisive bool `json:"decisive"`
+	// Read: the input was in the bundle and readable.
+	Read bool `json:"read"`
+	// Coverage says what was read ("compute logs of 3 of 3 pods,
+	// 14:02-14:31") or, when not read, why.
+	Coverage string `json:"coverage"`
+}
+
+// fileInfo is one entry of the bundle, as classified.
+type fileInfo struct {
+	path      string
+	kind      bundle.Kind
+	pod       string
+	container string
+}
+
+// podsOf returns the pods of a component the bundle knows of, from
+// pods.json, log and metrics paths and describe files.
+func (ev *Gathered) podsOf(component string) []string {
+	seen := map[string]bool{}
+	for _, p := range ev.Pods {
+		seen[p.Name] = true
+	}
+	for _, f := range ev.files {
+		if f.pod != "" {
+			seen[f.pod] = true
+		}
+	}
+	var out []string
+	for pod := range seen {
+		if kube.ComponentMatches(component, ev.Component(pod)) {
+			out = append(out, pod)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// logFilesOf returns the files of the given kinds whose pod is of the
+// component ("" for any; files of no pod always count).
+func (ev *Gathered) logFilesOf(kinds []bundle.Kind, component string) []fileInfo {
+	var out []fileInfo
+	for _, f := range ev.files {
+		if !slices.Contains(kinds, f.kind) {
+			continue
+		}
+		if f.pod != "" && !kube.ComponentMatches(component, ev.Component(f.pod)) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// logCoverage is e.g. "compute logs of 2 of 3 pods (2 previous), 14:02-14:31".
+func (ev *Gathered) logCoverage(files []fileInfo, component string) string {
+	pods := map[string]bool{}
+	var other []string
+	prev := 0
+	for _, f := range files {
+		switch {
+		case f.pod != "":
+			pods[f.pod] = true
+			if f.kind == bundle.KindPreviousLog {
+				prev++
+			}
+		default:
+			other = append(other, f.path)
+		}
+	}
+	var parts []string
+	if len(pods) > 0 {
+		name := component
+		if name == "" {
+			name = "pod"
+		}
+		s := fmt.Sprintf("%s logs of %d of %d pods", name, len(pods), max(len(pods), len(ev.podsOf(component))))
+		if prev > 0 {
+			s += fmt.Sprintf(" (%d previous)", prev)
+		}
+		parts = append(parts, s)
+	}
+	if len(other) > 0 {
+		parts = append(parts, strings.Join(other, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// logComponents names the components whose logs the bundle has, e.g.
+// "meta only".
+func (ev *Gathered) logComponents(kinds []bundle.Kind) string {
+	seen := map[string]bool{}
+	for _, f := range ev.logFilesOf(kinds, "") {
+		if f.pod == "" {
+			continue
+		}
+		c := ev.Component(f.pod)
+		if c == "" {
+			c = "unknown-component"
+		}
+		seen[c] = true
+	}
+	if len(seen) == 0 {
+		return ""
+	}
+	cs := make([]string, 0, len(seen))
+	for c := range seen {
+		cs = append(cs, c)
+	}
+	sort.Strings(cs)
+	if len(cs) == 1 {
+		return "logs of " + cs[0] + " only"
+	}
+	return "logs of " + strings.Join(cs, ", ")
+}
+
+// metricsCoverage is e.g. "metrics of compute (3 pods), 12 scrapes
+// 14:00-14:30; meta (rw-meta-0), 4 scrapes 14:00-14:30".
+func (ev *Gathered) metricsCoverage() string {
+	var parts []string
+	for _, c := range ev.Metrics.Coverage(ev.Component) {
+		parts = append(parts, c.String())
+	}
+	if len(parts) == 0 {
+		return "no metrics"
+	}
+	return "metrics of " + strings.Join(parts, "; ")
+}
+
+// examine lists what a rule's signals read.
+func examine(r *Rule, results map[string]*signalResult) []Examined {
+	out := make([]Examined, 0, len(r.Signals))
+	for _, s := range r.Signals {
+		sr := results[s.Name]
+		if sr == nil {
+			continue
+		}
+		e := Examined{Signal: s.Name, Kind: string(s.Kind), Read: sr.available,
+			Decisive: r.requiresNames == nil || r.requiresNames[s.Name], Coverage: sr.coverage}
+		if !sr.available {
+			e.Coverage = sr.reason
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// absentFiles says why bundle files are missing: not there, or there but
+// unreadable (a pods.json that is not JSON is not "not in the bundle").
+func (ev *Gathered) absentFiles(paths []string) string {
+	var absent, bad []string
+	for _, p := range paths {
+		if why, ok := ev.unreadable[p]; ok {
+			bad = append(bad, fmt.Sprintf("%s is present but unreadable (%s)", p, strings.TrimPrefix(why, p+": ")))
+		} else {
+			absent = append(absent, p)
+		}
+	}
+	var parts []string
+	if len(absent) > 0 {
+		parts = append(parts, strings.Join(absent, ", ")+" not in the bundle")
+	}
+	return strings.Join(append(parts, bad...), "; ")
+}
+
+// sqlCoverage names the dumps a query read, with their rows.
+func (ev *Gathered) sqlCoverage(q string) string {
+	rows := map[string]int{}
+	for _, t := range ev.SQL.Tables() {
+		rows[t.Name] = t.Rows
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, id := range identRE.FindAllString(q, -1) {
+		if n, ok := rows[id]; ok && !seen[id] {
+			seen[id] = true
+			parts = append(parts, fmt.Sprintf("%s (%d rows)", bundle.SQLPath(id), n))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// kubeCoverage names the files a Kubernetes resource was read from.
+func (ev *Gathered) kubeCoverage(resource string) string {
+	var paths []string
+	for _, d := range ev.Kube.Docs(resource) {
+		paths = append(paths, d.Path)
+	}
+	return strings.Join(paths, ", ")
+}
+
+// examinedRules are the rules that read something: neither skipped nor
+// failed.
+func (r *Report) examinedRules() []RuleResult {
+	var out []RuleResult
+	for _, rr := range r.Rules {
+		if len(rr.Examined) > 0 {
+			out = append(out, rr)
+		}
+	}
+	return out
+}
+
+// examinedLines is one line per rule: what its decisive inputs covered,
+// and which were not read, e.g. "barrier-stall-slow-compute-node (passed):
+// progress: metrics of compute (3 pods), 12 scrapes 14:00-14:30".
+func (r *Report) examinedLines() []string {
+	var out []string
+	for _, rr := range r.examinedRules() {
+		var read, unread []string
+		for _, e := range rr.Examined {
+			switch {
+			case !e.Decisive:
+			case e.Read:
+				read = append(read, e.Signal+": "+e.Coverage)
+			default:
+				unread = append(unread, e.Signal)
+			}
+		}
+		line := fmt.Sprintf("%s (%s): ", rr.ID, rr.Status)
+		if len(read) > 0 {
+			line += strings.Join(read, "; ")
+		}
+		if len(unread) > 0 {
+			if len(read) > 0 {
+				line += "; "
+			}
+			line += "not read: " + strings.Join(unread, ", ")
+		}
+		out = append(out, sanitizeText(line, false))
+	}
+	return out
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
