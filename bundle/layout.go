@@ -36,6 +36,7 @@ const (
 	KindAwaitTreeText        // diagnose/await-tree.txt
 	KindAwaitTreeJSON        // diagnose/await-tree.json
 	KindKafkaGroups          // kafka/consumer-groups.txt
+	KindPodsTable            // kubernetes/pods.txt: the kubectl get pods table
 	numKinds
 )
 
@@ -57,6 +58,7 @@ var kindNames = [...]string{
 	KindAwaitTreeText:   "await-tree-text",
 	KindAwaitTreeJSON:   "await-tree-json",
 	KindKafkaGroups:     "kafka-consumer-groups",
+	KindPodsTable:       "pods-table",
 }
 
 // String returns the kind's name as used in reports and docs.
@@ -124,6 +126,10 @@ func Classify(p string) Class {
 			return Class{}
 		}
 		return Class{Kind: KindKubeObjects, Name: res}
+	case p == "kubernetes/pods.txt":
+		return Class{Kind: KindPodsTable, Name: "pods"}
+	case p == "kubernetes/describe/pods.txt":
+		return Class{Kind: KindDescribe} // several pods in one file
 	case len(parts) == 4 && parts[0] == "kubernetes" && parts[1] == "describe" && parts[2] == "pods" && strings.HasSuffix(parts[3], ".txt"):
 		if pod := strings.TrimSuffix(parts[3], ".txt"); pod != "" {
 			return Class{Kind: KindDescribe, Pod: pod}

@@ -41,6 +41,8 @@ func testFiles() []testFile {
 		{"kubernetes/pods.json", goodFirstBody, Class{Kind: KindPods, Name: "pods"}},
 		{"kubernetes/statefulsets.json", `{"items":[]}`, Class{Kind: KindKubeObjects, Name: "statefulsets"}},
 		{"kubernetes/describe/pods/risingwave-meta-0.txt", "Name: risingwave-meta-0\n", Class{Kind: KindDescribe, Pod: "risingwave-meta-0"}},
+		{"kubernetes/describe/pods.txt", "Name: risingwave-meta-0\n\n\nName: risingwave-compute-0\n", Class{Kind: KindDescribe}},
+		{"kubernetes/pods.txt", "NAME READY STATUS RESTARTS AGE\n", Class{Kind: KindPodsTable, Name: "pods"}},
 		{"logs/risingwave-compute-0/compute.log", bigLog(), Class{Kind: KindLog, Pod: "risingwave-compute-0", Container: "compute"}},
 		{"logs/risingwave-compute-0/compute.previous.log", "panicked at 'oom'\n", Class{Kind: KindPreviousLog, Pod: "risingwave-compute-0", Container: "compute"}},
 		{"metrics/risingwave-compute-0/1796000000123.prom", "stream_barrier_latency_count 12\n", Class{Kind: KindMetricsScrape, Pod: "risingwave-compute-0", ScrapedAt: scrapeTime}},
