@@ -136,10 +136,20 @@ func (ev *Gathered) logComponents(kinds []bundle.Kind) string {
 
 // metricsCoverage is e.g. "metrics of compute (3 pods), 12 scrapes
 // 14:00-14:30; meta (rw-meta-0), 4 scrapes 14:00-14:30".
-func (ev *Gathered) metricsCoverage() string {
+func (ev *Gathered) metricsCoverage() string { return ev.metricsCoverageOf("") }
+
+// metricsCoverageOf is metricsCoverage restricted to the components that
+// the families a query reads came from (all when query is "").
+func (ev *Gathered) metricsCoverageOf(query string) string {
+	var comps map[string]bool
+	if query != "" {
+		comps = ev.Metrics.Components(query)
+	}
 	var parts []string
 	for _, c := range ev.Metrics.Coverage(ev.Component) {
-		parts = append(parts, c.String())
+		if comps == nil || comps[c.Component] || c.Component == "prometheus" {
+			parts = append(parts, c.String())
+		}
 	}
 	if len(parts) == 0 {
 		return "no metrics"

@@ -417,7 +417,7 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 		if err != nil {
 			return nil, err
 		}
-		return &signalResult{rows: nonNil(rows), available: true, coverage: ev.metricsCoverage()}, nil
+		return &signalResult{rows: nonNil(rows), available: true, coverage: ev.metricsCoverageOf(s.PromQL)}, nil
 	case SignalSQL:
 		var reasons []string
 		for _, q := range s.SQL {

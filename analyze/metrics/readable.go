@@ -190,3 +190,20 @@ func (c ScrapeCoverage) String() string {
 	}
 	return fmt.Sprintf("%s (%s), %d scrapes %s-%s", name, pods, c.Scrapes, c.First.Format("15:04"), c.Last.Format("15:04"))
 }
+
+// Components returns the components (by the component label, "" for none)
+// that any metric family the query names was scraped from.
+func (s *Store) Components(query string) map[string]bool {
+	names, _, err := Names(query)
+	if err != nil {
+		return nil
+	}
+	fams := s.families()
+	out := map[string]bool{}
+	for _, n := range names {
+		for c := range fams[n] {
+			out[c] = true
+		}
+	}
+	return out
+}
