@@ -63,6 +63,7 @@ func reportSample() *Report {
 				}},
 				Remediation: "Check the broker is reachable from the compute pods:\n\n```sh\nkubectl -n risingwave exec risingwave-compute-0 -- nc -zv kafka-0.kafka 9092\n```\n",
 				Fingerprint: "0b5e1c7d2a9f4e36",
+				Links:       []Link{{Relation: "caused-by", Rule: "barrier-stall-slow-compute-node", Subject: "risingwave-compute-1", Fingerprint: "1a2b3c4d5e6f7081"}},
 			},
 			{
 				Rule:        "oom-crash-loop-compute",
@@ -143,7 +144,10 @@ func reportSample() *Report {
 			{ID: "sink-blockage-retry-loop", Status: RuleFired},
 			{ID: "barrier-stall-slow-compute-node", Status: RuleFired},
 			{ID: "oom-crash-loop-compute", Status: RuleInconclusive, Reason: "needs kubernetes/pods.json (collection step kubernetes-pods failed: forbidden)"},
-			{ID: "offset-replay-source-reset", Status: RulePassed},
+			{ID: "offset-replay-source-reset", Status: RulePassed, Examined: []Examined{
+				{Signal: "resumed", Kind: "log", Decisive: true, Read: true, Coverage: "compute logs of 3 of 3 pods (1 previous)"},
+				{Signal: "stepped_back", Kind: "promql", Decisive: true, Read: false, Coverage: "source_latest_message_id not in the metrics scraped (metrics of meta (rw-meta-0), 5 scrapes 09:00-09:04)"},
+			}},
 			{ID: "backfill-starvation-slow-progress", Status: RuleFired},
 			{ID: "sink-blockage-legacy-jdbc", Status: RuleSkipped, Reason: "applies to RisingWave <2.0, bundle has v2.2.1"},
 			{ID: "barrier-stall-object-store", Status: RulePassed},
@@ -213,6 +217,20 @@ func TestReportSchemaCatchesDrift(t *testing.T) {
 		{"severity as number", func(m map[string]any) { reportFindingAt(m, 0)["severity"] = 3 }},
 		{"wrong status", func(m map[string]any) { reportFindingAt(m, 0)["status"] = "passed" }},
 		{"wrong rule status", func(m map[string]any) { m["rules"].([]any)[0].(map[string]any)["status"] = "ok" }},
+		{"unknown examined field", func(m map[string]any) {
+			for _, r := range m["rules"].([]any) {
+				if ex, ok := r.(map[string]any)["examined"].([]any); ok {
+					ex[0].(map[string]any)["rows"] = 3
+				}
+			}
+		}},
+		{"wrong link relation", func(m map[string]any) {
+			for _, f := range m["findings"].([]any) {
+				if ls, ok := f.(map[string]any)["links"].([]any); ok {
+					ls[0].(map[string]any)["relation"] = "related"
+				}
+			}
+		}},
 		{"missing remediation", func(m map[string]any) { delete(reportFindingAt(m, 0), "remediation") }},
 		{"line zero", func(m map[string]any) {
 			reportFindingAt(m, 0)["evidence"].([]any)[1].(map[string]any)["line"] = 0
