@@ -409,8 +409,8 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 			return nil, err
 		}
 		if !ok {
-			return ev.unavailable(fmt.Sprintf("%s not in the metrics scraped (%s)", strings.Join(missing, ", "), ev.metricsCoverage()),
-				"metrics scrapes of the pods that export "+strings.Join(missing, ", ")+" (metrics/<pod>/<unix-millis>.prom: curl http://<pod>:<metrics-port>/metrics); another RisingWave version may name it otherwise",
+			return ev.unavailable(fmt.Sprintf("%s not in any scrape", strings.Join(missing, ", ")),
+				"metrics scrapes of every RisingWave pod, compute and meta alike (metrics/<pod>/<unix-millis>.prom: curl http://<pod>:<metrics-port>/metrics; a RisingWave version may export other names)",
 				func(e bundle.CollectError) bool { return e.Step == "metrics" }), nil
 		}
 		rows, err := ev.Metrics.Query(ctx, s.PromQL, ev.EvalTime())

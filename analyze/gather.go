@@ -43,6 +43,8 @@ type Gathered struct {
 	files      []fileInfo        // every entry read, in bundle order
 	unreadable map[string]string // bundle path -> why it could not be read
 
+	podTexts []podText // kubectl describe and get-pods text, parsed
+
 	needTree bool         // some rule reads await-tree dumps
 	dumps    []parsedDump // the await-tree dumps found, in bundle order
 }
@@ -186,6 +188,15 @@ func (ev *Gathered) add(e *bundle.Entry) error {
 		return ev.Metrics.AddRange(e.Path, e)
 	case bundle.KindSQLTable:
 		return ev.SQL.LoadCSV(e.Name, e.Path, text)
+	case bundle.KindDescribe, bundle.KindPodsTable:
+		data, err := ev.readPodText(e, text)
+		if data == nil {
+			return err
+		}
+		if err != nil {
+			ev.problem("%s", namingFile(err, e.Path))
+		}
+		text = bytes.NewReader(data)
 	case bundle.KindAwaitTreeText, bundle.KindAwaitTreeJSON, bundle.KindDiagnoseReport:
 		if ev.needTree {
 			data, err := ev.readAwaitTree(e, text)
@@ -209,6 +220,7 @@ func (ev *Gathered) add(e *bundle.Entry) error {
 var knownRoles = []string{"meta", "compute", "frontend", "compactor", "standalone"}
 
 func (ev *Gathered) finish() {
+	ev.podsFromText()
 	ev.components = map[string]string{}
 	for _, p := range ev.Pods {
 		if p.Component != "" {

@@ -1,0 +1,141 @@
+package analyze_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/rules"
+)
+
+// copyTree copies the sample's entries under each of the given paths
+// (relative to samples/compound-incident) into a new bundle directory.
+func partialBundle(t *testing.T, keep func(rel string) bool) string {
+	t.Helper()
+	src := filepath.Join("..", "samples", "compound-incident")
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		rel = filepath.ToSlash(rel)
+		if !keep(rel) {
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		out := filepath.Join(dst, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(out, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// On bundles that hold only part of the evidence, no rule passes unless it
+// read the evidence that would have shown its incident, every rule that ran
+// says what it examined, and what it read is named with its coverage.
+func TestPassedIsEarned(t *testing.T) {
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	isComponent := func(rel, prefix, component string) bool {
+		return strings.HasPrefix(rel, prefix) && strings.Contains(rel, "-"+component+"-")
+	}
+	for _, tc := range []struct {
+		name string
+		keep func(rel string) bool
+		// notPassed are rules that must not pass: what decides them is absent.
+		notPassed []string
+		// coverage: rule/signal -> text its coverage must contain.
+		coverage map[string]string
+	}{
+		{name: "only meta logs", keep: func(rel string) bool { return isComponent(rel, "logs/", "meta") },
+			notPassed: []string{"barrier-stall-slow-compute-node", "sink-blocking-barriers", "compute-oom-crash-loop", "kafka-offset-replay-after-meta-restart", "backfill-starving-live-jobs", "sink-decoupled-lagging"}},
+		{name: "only compute logs", keep: func(rel string) bool { return isComponent(rel, "logs/", "compute") },
+			notPassed: []string{"barrier-stall-slow-compute-node", "compute-oom-crash-loop", "kafka-offset-replay-after-meta-restart", "backfill-starving-live-jobs"},
+			coverage:  map[string]string{"sink-blocking-barriers/errors": "compute logs of 3 of 3 pods"}},
+		{name: "only meta metrics", keep: func(rel string) bool { return isComponent(rel, "metrics/", "meta") },
+			notPassed: []string{"barrier-stall-slow-compute-node", "sink-blocking-barriers", "compute-oom-crash-loop", "kafka-offset-replay-after-meta-restart", "backfill-starving-live-jobs", "sink-decoupled-lagging"}},
+		{name: "only metrics", keep: func(rel string) bool { return strings.HasPrefix(rel, "metrics/") },
+			notPassed: []string{"compute-oom-crash-loop", "kafka-offset-replay-after-meta-restart", "backfill-starving-live-jobs"},
+			coverage:  map[string]string{"barrier-stall-slow-compute-node/progress": "metrics of compute (3 pods)"}},
+		{name: "only kubectl describe text", keep: func(rel string) bool { return strings.HasPrefix(rel, "kubernetes/describe/") },
+			notPassed: []string{"barrier-stall-slow-compute-node", "sink-blocking-barriers", "kafka-offset-replay-after-meta-restart", "backfill-starving-live-jobs", "sink-decoupled-lagging"},
+			coverage:  map[string]string{"compute-oom-crash-loop/oom": "kubernetes/describe/pods/"}},
+		{name: "empty directory", keep: func(string) bool { return false },
+			notPassed: []string{"barrier-stall-slow-compute-node", "sink-blocking-barriers", "compute-oom-crash-loop", "kafka-offset-replay-after-meta-restart", "backfill-starving-live-jobs", "sink-decoupled-lagging"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := partialBundle(t, tc.keep)
+			rep, err := analyze.Analyze(context.Background(), dir, rs, bundle.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			status := map[string]analyze.RuleStatus{}
+			for _, rr := range rep.Rules {
+				status[rr.ID] = rr.Status
+				if rr.Status == analyze.RuleSkipped || rr.Status == analyze.RuleError {
+					continue
+				}
+				if len(rr.Examined) == 0 {
+					t.Errorf("%s (%s): says nothing of what it examined", rr.ID, rr.Status)
+				}
+				if rr.Status != analyze.RulePassed {
+					continue
+				}
+				read := false
+				for _, e := range rr.Examined {
+					if e.Decisive && e.Read {
+						read = true
+						if e.Coverage == "" {
+							t.Errorf("%s: decisive signal %s was read but its coverage is empty", rr.ID, e.Signal)
+						}
+					}
+				}
+				if !read {
+					t.Errorf("%s passed without reading any decisive input: %+v", rr.ID, rr.Examined)
+				}
+				for _, e := range rr.Examined {
+					if e.Read && e.Kind == "promql" && !strings.HasPrefix(e.Coverage, "metrics of ") {
+						t.Errorf("%s/%s: coverage %q does not say which metrics", rr.ID, e.Signal, e.Coverage)
+					}
+				}
+			}
+			for _, id := range tc.notPassed {
+				if status[id] == analyze.RulePassed {
+					t.Errorf("%s passed, but the bundle lacks what decides it", id)
+				}
+			}
+			for key, want := range tc.coverage {
+				rule, signal, _ := strings.Cut(key, "/")
+				found := false
+				for _, rr := range rep.Rules {
+					for _, e := range rr.Examined {
+						if rr.ID == rule && e.Signal == signal {
+							found = true
+							if !e.Read || !strings.Contains(e.Coverage, want) {
+								t.Errorf("%s: read=%v coverage %q, want it read and to contain %q", key, e.Read, e.Coverage, want)
+							}
+						}
+					}
+				}
+				if !found {
+					t.Errorf("%s: no such examined signal", key)
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,81 @@
+package analyze_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/rules"
+)
+
+// fixtureBody reads a kubetext shape fixture without its "# " header.
+func fixtureBody(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "shapes", "kubetext", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, l := range strings.SplitAfter(string(b), "\n") {
+		if !strings.HasPrefix(l, "#") {
+			out = append(out, l)
+		}
+	}
+	return []byte(strings.Join(out, ""))
+}
+
+// Without pods.json, the OOM rule reads pods from kubectl describe text and
+// from the kubectl get pods table, and cites the file it read them from.
+func TestPodsFromKubectlText(t *testing.T) {
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, path, fixture string
+		want                []string // firing OOM subjects
+	}{
+		// compute-0 is OOMKilled (137) in CrashLoopBackOff with 6 restarts.
+		{"describe", "kubernetes/describe/pods.txt", "v1.37-describe-oom-crashloop.txt", []string{"rw-prod-compute-0"}},
+		// Only compute-3's STATUS says OOMKilled; compute-0's CrashLoopBackOff
+		// does not say why, so it is not called an OOM.
+		{"get pods table", "kubernetes/pods.txt", "v1.37-get-pods.txt", []string{"rw-prod-compute-3"}},
+		// A liveness kill (137 without OOMKilled), a Completed restart, a crash.
+		{"describe near misses", "kubernetes/describe/pods.txt", "v1.28-describe-near-misses.txt", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, filepath.FromSlash(tc.path))
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, fixtureBody(t, tc.fixture), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := analyze.Analyze(context.Background(), dir, rs, bundle.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range rep.Findings {
+				if f.Rule != "compute-oom-crash-loop" {
+					continue
+				}
+				if f.Status != analyze.StatusFiring {
+					t.Fatalf("OOM rule %s: %s", f.Status, f.Summary)
+				}
+				got = append(got, f.Subject)
+				if len(f.Evidence) == 0 || f.Evidence[0].Path != tc.path {
+					t.Errorf("%s: evidence %+v, want it from %s", f.Subject, f.Evidence, tc.path)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tc.want, ",") {
+				t.Errorf("OOM findings on %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
