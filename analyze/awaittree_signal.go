@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -130,7 +131,10 @@ func (ev *Gathered) evalAwaitTree(q *AwaitTreeQuery) *signalResult {
 			for _, pd := range ev.dumps {
 				paths = append(paths, pd.path)
 			}
-			what = fmt.Sprintf("%s holds no %s section this version of rwdiag can read", strings.Join(paths, ", "), sectionNames(need))
+			what = fmt.Sprintf("%s holds no %s section rwdiag could read", strings.Join(paths, ", "), sectionNames(need))
+			if slices.Contains(need, awaittree.KindBarrierWorker) {
+				what += " (RisingWave prints Barrier Worker States from v1.9.0 on)"
+			}
 		}
 		return ev.unavailable(what, collectHint(awaitTreeKinds),
 			func(e bundle.CollectError) bool { return e.Step == "diagnose" })

@@ -96,7 +96,11 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 		return []Finding{f}, res
 	}
 
-	env := map[string]any{"bundle": map[string]any{"time": ev.Time, "version": ev.Info.RisingWaveVersion}}
+	available := map[string]bool{}
+	for name, sr := range results {
+		available[name] = sr.available
+	}
+	env := map[string]any{"bundle": map[string]any{"time": ev.Time, "version": ev.Info.RisingWaveVersion}, "available": available}
 	cluster := map[string][]Row{}
 	for name, sr := range results {
 		env[name] = sr.rows
@@ -142,7 +146,7 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 	var out []Finding
 	for _, subj := range subjects {
 		senv := map[string]any{"subject": subj, "subject_id": subj, "subject_kind": r.SubjectKind,
-			"cluster": env["cluster"], "bundle": env["bundle"]}
+			"cluster": env["cluster"], "bundle": env["bundle"], "available": env["available"]}
 		for name, sr := range results {
 			senv[name] = narrow(sr.rows, field, subj)
 		}

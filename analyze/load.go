@@ -465,7 +465,7 @@ var (
 )
 
 // reserved names cannot name a signal: the condition's environment has them.
-var reserved = map[string]bool{"subject": true, "subject_kind": true, "subject_id": true, "values": true, "bundle": true, "cluster": true}
+var reserved = map[string]bool{"subject": true, "subject_kind": true, "subject_id": true, "values": true, "bundle": true, "cluster": true, "available": true}
 
 func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 	l.rule = rs.ID
@@ -641,10 +641,13 @@ func conditionEnv(signals []string) map[string]any {
 		"cluster":      cluster,
 		"bundle":       map[string]any{"time": time.Time{}, "version": ""},
 	}
+	available := map[string]bool{}
 	for _, n := range signals {
 		env[n] = []Row{}
 		cluster[n] = []Row{}
+		available[n] = false
 	}
+	env["available"] = available
 	return env
 }
 

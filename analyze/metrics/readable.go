@@ -192,18 +192,36 @@ func (c ScrapeCoverage) String() string {
 }
 
 // Components returns the components (by the component label, "" for none)
-// that any metric family the query names was scraped from.
+// that the query's selectors read series from: a family's components that
+// the selector's component matcher accepts.
 func (s *Store) Components(query string) map[string]bool {
-	names, _, err := Names(query)
+	expr, err := parsePromQL(expandGrafanaVars(query, placeholderIntervals))
 	if err != nil {
 		return nil
 	}
 	fams := s.families()
 	out := map[string]bool{}
-	for _, n := range names {
-		for c := range fams[n] {
-			out[c] = true
+	parser.Inspect(expr, func(n parser.Node, _ []parser.Node) error {
+		vs, ok := n.(*parser.VectorSelector)
+		if !ok {
+			return nil
 		}
-	}
+		var comp *labels.Matcher
+		name := vs.Name
+		for _, m := range vs.LabelMatchers {
+			switch {
+			case m.Name == labels.MetricName && m.Type == labels.MatchEqual:
+				name = m.Value
+			case m.Name == "component":
+				comp = m
+			}
+		}
+		for c := range fams[name] {
+			if comp == nil || comp.Matches(c) {
+				out[c] = true
+			}
+		}
+		return nil
+	})
 	return out
 }

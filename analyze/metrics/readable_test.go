@@ -64,3 +64,23 @@ func TestReadable(t *testing.T) {
 		t.Errorf("Coverage = %+v", cov)
 	}
 }
+
+// A query's components are those its selectors read from, after their
+// component matchers.
+func TestComponents(t *testing.T) {
+	s := NewStore(nil)
+	at := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
+	for _, pod := range []string{"rw-meta-0", "rw-compute-0"} {
+		if err := s.AddScrape("metrics/"+pod+"/1.prom", pod, at, strings.NewReader("process_cpu_seconds_total 3\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s.SetComponents(func(pod string) string { return strings.Split(pod, "-")[1] })
+	got := s.Components(`rate(process_cpu_seconds_total{component=~"compute|standalone"}[1m])`)
+	if len(got) != 1 || !got["compute"] {
+		t.Errorf("Components = %v, want compute only", got)
+	}
+	if got := s.Components(`process_cpu_seconds_total`); len(got) != 2 {
+		t.Errorf("Components = %v, want meta and compute", got)
+	}
+}
