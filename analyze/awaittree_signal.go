@@ -236,9 +236,12 @@ func awaitTreeRows(pd parsedDump, q *AwaitTreeQuery) []Row {
 		}
 	case "sinks":
 		for _, s := range d.Sinks() {
+			text := fmt.Sprintf("actor %d: consume_log (sink_id %d) [%.3fs]", s.ActorID, s.SinkID, s.Elapsed.Seconds())
+			if len(s.Waiting) > 0 {
+				text += " > " + strings.Join(s.Waiting, " > ")
+			}
 			add(s.Line, Row{"actor_id": idString(s.ActorID), "sink_id": idString(s.SinkID), "seconds": s.Elapsed.Seconds(),
-				"slow": s.Slow, "waiting": strings.Join(s.Waiting, " > ")},
-				fmt.Sprintf("actor %d: consume_log (sink_id %d) [%.3fs] > %s", s.ActorID, s.SinkID, s.Elapsed.Seconds(), strings.Join(s.Waiting, " > ")))
+				"slow": s.Slow, "waiting": strings.Join(s.Waiting, " > ")}, text)
 		}
 	}
 	return out
