@@ -139,3 +139,48 @@ func TestPassedIsEarned(t *testing.T) {
 		})
 	}
 }
+
+// A file that is present but cannot be read is said to be so, not "not in
+// the bundle", and the rules that need it are inconclusive.
+func TestUnreadableIsNotMissing(t *testing.T) {
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	for p, body := range map[string]string{
+		"kubernetes/pods.json":    "{\"apiVersion\": \"v1\", \"items\": [\n  {\"metadata\": \n",
+		"sql/rw_sinks.csv":        "id,name,connector\n1,\"unterminated,kafka\n",
+		"diagnose/await-tree.txt": "Error: failed to connect to meta at http://rw-meta:5690\n",
+	} {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := analyze.Analyze(context.Background(), dir, rs, bundle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var oom *analyze.RuleResult
+	for i := range rep.Rules {
+		if rep.Rules[i].ID == "compute-oom-crash-loop" {
+			oom = &rep.Rules[i]
+		}
+	}
+	if oom == nil || oom.Status != analyze.RuleInconclusive {
+		t.Fatalf("OOM rule: %+v, want inconclusive", oom)
+	}
+	if !strings.Contains(oom.Reason, "kubernetes/pods.json is present but unreadable") || strings.Contains(oom.Reason, "pods.json not in the bundle") {
+		t.Errorf("OOM reason %q, want pods.json present but unreadable", oom.Reason)
+	}
+	problems := strings.Join(rep.Bundle.Problems, "\n")
+	for _, want := range []string{"kubernetes/pods.json", "diagnose/await-tree.txt: no await-tree section or trace could be read"} {
+		if !strings.Contains(problems, want) {
+			t.Errorf("bundle problems do not mention %q:\n%s", want, problems)
+		}
+	}
+}
