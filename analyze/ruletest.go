@@ -47,12 +47,20 @@ type TestCase struct {
 }
 
 // Expectation is one expected finding. An empty Severity matches any;
-// an empty Status means firing.
+// an empty Status means firing. Summary, when set, is an RE2 regular
+// expression the finding's summary must match (the suspect it names, say);
+// NotSummary one it must not match.
 type Expectation struct {
-	Rule     string `yaml:"rule"`
-	Subject  string `yaml:"subject"`
-	Severity string `yaml:"severity"`
-	Status   string `yaml:"status"`
+	Rule       string `yaml:"rule"`
+	Subject    string `yaml:"subject"`
+	Severity   string `yaml:"severity"`
+	Status     string `yaml:"status"`
+	Summary    string `yaml:"summary"`
+	NotSummary string `yaml:"not_summary"`
+
+	summary    string // the finding's, for a got expectation
+	summaryRE  *regexp.Regexp
+	notSummary *regexp.Regexp
 }
 
 func (e Expectation) String() string {
@@ -62,6 +70,12 @@ func (e Expectation) String() string {
 	}
 	if e.Status != "" && e.Status != string(StatusFiring) {
 		s += " (" + e.Status + ")"
+	}
+	if e.Summary != "" {
+		s += fmt.Sprintf(" summary ~ %q", e.Summary)
+	}
+	if e.NotSummary != "" {
+		s += fmt.Sprintf(" summary !~ %q", e.NotSummary)
 	}
 	return s
 }
@@ -186,6 +200,21 @@ func parseTests(name string, data []byte, fsys fs.FS) ([]*TestCase, error) {
 			if e.Status != "" && e.Status != string(StatusFiring) && e.Status != string(StatusInconclusive) {
 				l.add(prefix, fmt.Sprintf("expect[%d].status", j), "want firing or inconclusive")
 			}
+			for field, src := range map[string]string{"summary": e.Summary, "not_summary": e.NotSummary} {
+				if src == "" {
+					continue
+				}
+				re, err := regexp.Compile(src)
+				if err != nil {
+					l.add(prefix, fmt.Sprintf("expect[%d].%s", j, field), "%v", err)
+					continue
+				}
+				if field == "summary" {
+					c.Expect[j].summaryRE = re
+				} else {
+					c.Expect[j].notSummary = re
+				}
+			}
 		}
 		cases = append(cases, c)
 	}
@@ -278,7 +307,7 @@ func runCase(ctx context.Context, c *TestCase, all []*Rule) CaseResult {
 		return res
 	}
 	for _, f := range rep.Findings {
-		res.Got = append(res.Got, Expectation{Rule: f.Rule, Subject: f.Subject, Severity: f.Severity.String(), Status: string(f.Status)})
+		res.Got = append(res.Got, Expectation{Rule: f.Rule, Subject: f.Subject, Severity: f.Severity.String(), Status: string(f.Status), summary: f.Summary})
 	}
 	res.Findings = rep.Findings
 	res.Got = normalize(res.Got)
@@ -312,6 +341,9 @@ func matches(want, got []Expectation) bool {
 				continue
 			}
 			if w.Severity != "" && w.Severity != g.Severity {
+				continue
+			}
+			if w.summaryRE != nil && !w.summaryRE.MatchString(g.summary) || w.notSummary != nil && w.notSummary.MatchString(g.summary) {
 				continue
 			}
 			used[i], found = true, true
