@@ -86,14 +86,7 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 	}
 	if !ok {
 		reason, collect := missingInputs(r, results)
-		res.Status, res.Reason = RuleInconclusive, reason
-		f := r.finding("cluster", "cluster")
-		f.Status = StatusInconclusive
-		f.Summary = "Could not be decided: " + reason + "."
-		if collect != "" {
-			f.Summary += " To decide it, collect " + collect + "."
-		}
-		return []Finding{f}, res
+		return r.inconclusive(res, reason, collect)
 	}
 
 	available := map[string]bool{}
@@ -107,6 +100,17 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 		cluster[name] = sr.rows
 	}
 	env["cluster"] = cluster
+	if r.undecided != nil && r.subjectField == "" {
+		env["subject"], env["subject_id"], env["subject_kind"] = "cluster", "cluster", r.SubjectKind
+		undecided, err := runBool(r.undecided, env)
+		if err != nil {
+			res.Status, res.Reason = RuleError, fmt.Sprintf("undecided.when: %v", err)
+			return nil, res
+		}
+		if undecided {
+			return r.inconclusive(res, r.undecidedReason, r.undecidedCollect)
+		}
+	}
 	var findings []Finding
 	var err error
 	switch {
@@ -120,10 +124,30 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 		return nil, res
 	}
 	res.Status = RulePassed
-	if len(findings) > 0 {
-		res.Status = RuleFired
+	for _, f := range findings {
+		switch {
+		case f.Status == StatusFiring:
+			res.Status = RuleFired
+		case res.Status == RulePassed:
+			res.Status, res.Reason = RuleInconclusive, r.undecidedReason
+		}
+	}
+	if res.Status == RuleFired {
+		res.Reason = ""
 	}
 	return findings, res
+}
+
+// inconclusive is the result of a rule that could not be decided.
+func (r *Rule) inconclusive(res RuleResult, reason, collect string) ([]Finding, RuleResult) {
+	res.Status, res.Reason = RuleInconclusive, reason
+	f := r.finding("cluster", "cluster")
+	f.Status = StatusInconclusive
+	f.Summary = "Could not be decided: " + reason + "."
+	if collect != "" {
+		f.Summary += " To decide it, collect " + collect + "."
+	}
+	return []Finding{f}, res
 }
 
 // perSubject evaluates the condition once for every value of the subject
@@ -149,6 +173,19 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 			"cluster": env["cluster"], "bundle": env["bundle"], "available": env["available"]}
 		for name, sr := range results {
 			senv[name] = narrow(sr.rows, field, subj)
+		}
+		if r.undecided != nil {
+			undecided, err := runBool(r.undecided, senv)
+			if err != nil {
+				return nil, fmt.Errorf("undecided.when for %s %s: %w", r.SubjectKind, subj, err)
+			}
+			if undecided {
+				fs, _ := r.inconclusive(RuleResult{}, r.undecidedReason, r.undecidedCollect)
+				f := r.finding(subj, r.SubjectKind)
+				f.Status, f.Summary = StatusInconclusive, fs[0].Summary
+				out = append(out, f)
+				continue
+			}
 		}
 		fired, err := runBool(r.condition, senv)
 		if err != nil {

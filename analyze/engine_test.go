@@ -151,7 +151,7 @@ func TestDamagedBundleStillReports(t *testing.T) {
 	}
 	var fired []string
 	for _, f := range rep.Findings {
-		if f.Status == StatusFiring {
+		if f.Status == StatusFiring && strings.HasPrefix(f.Rule, "test-kube-") {
 			fired = append(fired, f.Rule+" "+f.Subject)
 		}
 	}

@@ -550,6 +550,15 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 			}
 		}
 	}
+	if u := rs.Undecided; u != nil {
+		if u.When == "" || strings.TrimSpace(u.Reason) == "" {
+			l.add(prefix, "undecided", "needs when and reason")
+		} else {
+			r.undecided = l.compileExpr(prefix, "undecided.when", u.When, env, expr.AsBool())
+			r.undecidedReason = strings.TrimSpace(u.Reason)
+			r.undecidedCollect = strings.TrimSpace(u.Collect)
+		}
+	}
 	r.condition = l.compileExpr(prefix, "condition", rs.Condition, env, expr.AsBool())
 	valueNames := make([]string, 0, len(rs.Values))
 	for n := range rs.Values {

@@ -35,6 +35,7 @@ type ruleSpec struct {
 	Subject     subjectSpec           `yaml:"subject"`
 	Signals     map[string]signalSpec `yaml:"signals"`
 	Requires    string                `yaml:"requires"`
+	Undecided   *undecidedSpec        `yaml:"undecided"`
 	Condition   string                `yaml:"condition"`
 	Values      map[string]string     `yaml:"values"`
 	Summary     string                `yaml:"summary"`
@@ -42,6 +43,14 @@ type ruleSpec struct {
 	Evidence    []string              `yaml:"evidence"`
 	CausedBy    []string              `yaml:"caused_by"`
 	References  []string              `yaml:"references"`
+}
+
+// undecidedSpec makes a rule inconclusive when its inputs were read but
+// did not hold what would decide it (no scrape before the restart, say).
+type undecidedSpec struct {
+	When    string `yaml:"when"`
+	Reason  string `yaml:"reason"`
+	Collect string `yaml:"collect"`
 }
 
 type subjectSpec struct {
@@ -150,6 +159,11 @@ type Rule struct {
 	Signals  []*Signal
 	evidence []string
 	requires *vm.Program
+	// undecided, when it holds over the whole bundle, makes the rule
+	// inconclusive with undecidedReason (and what to collect).
+	undecided        *vm.Program
+	undecidedReason  string
+	undecidedCollect string
 	// requiresNames are the signals the requires expression names; only
 	// their absence explains an inconclusive result.
 	requiresNames map[string]bool
