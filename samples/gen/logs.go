@@ -28,14 +28,15 @@ func num(k string, v any) field { return field{k: k, v: fmt.Sprint(v), num: true
 type span struct {
 	name   string
 	fields []field
+	target string // the span's target, which the pretty format prints (variety samples)
 }
 
 // actorSpan is the span chain of an executor inside an actor.
 func actorSpan(actor int, epoch uint64, exec string) []span {
 	return []span{
 		{"actor", []field{str("otel.name", fmt.Sprintf("Actor %d", actor)), num("actor_id", actor),
-			num("prev_epoch", epoch-65536000), num("curr_epoch", epoch)}},
-		{"executor", []field{str("otel.name", exec)}},
+			num("prev_epoch", epoch-65536000), num("curr_epoch", epoch)}, ""},
+		{"executor", []field{str("otel.name", exec)}, ""},
 	}
 }
 
@@ -48,6 +49,8 @@ type logLine struct {
 	msg    string
 	fields []field
 	seq    int
+	src    string // file:line, which the pretty format prints (variety samples)
+	raw    bool   // a line written to stderr outside tracing (variety samples)
 }
 
 // logf records an evidence line for a pod's container. prev selects the
@@ -75,10 +78,13 @@ func logKey(p *Pod, prev bool) string {
 
 // logFormatter renders log events in the cluster's style.
 type logFormatter struct {
-	style  LogStyle
-	prefix bool
-	rnd    *rand.Rand
-	buf    bytes.Buffer
+	style   LogStyle
+	prefix  bool
+	rnd     *rand.Rand
+	buf     bytes.Buffer
+	shape   *Shapes // the variety samples' exact shapes, nil for the others
+	version Version
+	last    time.Time // the last kubelet prefix written (variety samples)
 }
 
 func (lf *logFormatter) ts(t time.Time) string {
@@ -96,6 +102,10 @@ func (lf *logFormatter) ts(t time.Time) string {
 
 // write appends one event, as one or more lines, to w.
 func (lf *logFormatter) write(w *file, l logLine) {
+	if lf.shape != nil {
+		lf.vwrite(w, l)
+		return
+	}
 	var body []string
 	if lf.style.JSON {
 		body = []string{lf.json(l)}
@@ -269,13 +279,16 @@ func (s *Sim) writeLog(b *bundleWriter, p *Pod, r run, prev bool, at *time.Time)
 		ev = s.lines[logKey(p, true)]
 	}
 	sort.SliceStable(ev, func(i, j int) bool { return ev[i].t.Before(ev[j].t) })
-	lf := &logFormatter{style: s.Logs, prefix: prefix, rnd: newRand(s.Seed, "prefix/"+f.entry.Path)}
+	lf := &logFormatter{style: s.Logs, prefix: prefix, rnd: newRand(s.Seed, "prefix/"+f.entry.Path), shape: s.Shape, version: s.Version}
 	rnd := newRand(s.Seed, "noise/"+p.Name+"/"+strconv.Itoa(len(p.Runs))+strconv.FormatBool(prev))
 	n := int(noiseRate[p.Component] * to.Sub(from).Minutes())
 	if prev {
 		// --previous returns the whole crashed instance; long runs are
 		// thinned to keep the sample small.
 		n = min(n, 100)
+	}
+	if s.Shape != nil {
+		n = vNoiseCount(p, to.Sub(from))
 	}
 	if s.Large.Logs > 0 {
 		n *= s.Large.Logs
@@ -299,7 +312,11 @@ func (s *Sim) writeLog(b *bundleWriter, p *Pod, r run, prev bool, at *time.Time)
 			}
 			k++
 		}
-		lf.write(f, gen.line(t))
+		if s.Shape != nil {
+			lf.write(f, gen.vline(t))
+		} else {
+			lf.write(f, gen.line(t))
+		}
 	}
 	for ; k < len(ev); k++ {
 		if !ev[k].t.Before(from) && !ev[k].t.After(to) {

@@ -6,6 +6,7 @@
 //	go run ./samples/gen -out samples -only sink-blockage
 //	go run ./samples/gen -out /tmp/big -scale 64      # more noise
 //	go run ./samples/gen -out /tmp/big -only compound-incident -size 2GiB
+//	go run ./samples/gen -out samples -variety        # samples/variety/<pattern>-v<N>/
 //
 // The same flags always produce the same bytes. The generator owns the
 // sample directories it writes (it deletes and rewrites them) and nothing
@@ -29,10 +30,22 @@ func main() {
 	only := flag.String("only", "", "generate only the sample with this name")
 	scale := flag.Int("scale", 1, "noise multiplier: more unrelated jobs, series, log lines, scrapes and compute pods")
 	size := flag.String("size", "", "write a large bundle of about this uncompressed `size` (e.g. 512MiB, 2GiB, 8GiB) around the sample's evidence: 32 pods, scrapes and log lines in proportion; needs -only, replaces -scale")
+	variety := flag.Bool("variety", false, "write the variety samples instead: each pattern in the shapes of a v1.x, a v2.x and a v3.x release, into OUT/variety/<pattern>-v<N>/ (-only names one)")
 	flag.Parse()
 	if flag.NArg() > 0 {
 		fmt.Fprintf(os.Stderr, "gen: unexpected argument %q\n", flag.Arg(0))
 		os.Exit(2)
+	}
+	if *variety {
+		if *size != "" {
+			fmt.Fprintln(os.Stderr, "gen: -size and -variety do not combine")
+			os.Exit(2)
+		}
+		if err := generateVariety(*out, *only, *scale); err != nil {
+			fmt.Fprintln(os.Stderr, "gen:", err)
+			os.Exit(1)
+		}
+		return
 	}
 	var lg large
 	if *size != "" {

@@ -25,7 +25,7 @@ func (s *Sim) creatingMV(name, def string, from *Job, on []*Pod, par int, init t
 func (s *Sim) slowQuery(fe *Pod, from, to time.Time, session int, sql string) {
 	for t := from.Add(time.Minute); t.Before(to); t = t.Add(time.Minute) {
 		s.logf(fe, false, t, "WARN", "pgwire_slow_query_log",
-			[]span{{"handle_query", []field{str("mode", "simple query"), num("session_id", session), str("sql", sql)}}},
+			[]span{{"handle_query", []field{str("mode", "simple query"), num("session_id", session), str("sql", sql)}, ""}},
 			"slow query", disp("elapsed", fmt.Sprintf("%dms", t.Sub(from).Milliseconds())))
 	}
 }

@@ -73,9 +73,9 @@ func (s *Sim) recovery(p *Pod, t time.Time, dur float64, reason string) {
 }
 
 func (s *Sim) recoveryIn(p *Pod, t time.Time, dur float64, reason string, database bool) {
-	spans := []span{{"recovery_attempt", nil}}
+	spans := []span{{"recovery_attempt", nil, ""}}
 	if reason != "" {
-		spans = append([]span{{"failure_recovery", []field{disp("error", reason)}}}, spans...)
+		spans = append([]span{{"failure_recovery", []field{disp("error", reason)}, ""}}, spans...)
 	}
 	s.logf(p, false, t, "INFO", "risingwave_meta::barrier::worker", spans, "recovery start!")
 	s.logf(p, false, t.Add(sec(dur)), "INFO", "risingwave_meta::barrier::worker", spans, "recovery success")

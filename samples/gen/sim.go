@@ -310,6 +310,10 @@ type Sim struct {
 	logOnly  map[string]bool // when set, only these pods' logs were gathered
 	rnd      *rand.Rand
 	seq      int
+
+	// Shape, when set, writes the sample in its release's exact shapes
+	// (the variety samples); the regular samples leave it nil.
+	Shape *Shapes
 }
 
 // metaModel are the meta node's barrier and recovery knobs.
