@@ -411,14 +411,14 @@ func gatedLines(dst []lineSpan, block []byte, groups []gateGroup, jsonLines bool
 		}
 	}
 	if jsonLines {
-		// A JSON line has its '{' first, or after the kubectl prefix's "Z ".
+		// A JSON line has its '{' first, or after a prefix (see jsonStart).
 		for i := 0; i < len(block); {
 			j := bytes.IndexByte(block[i:], '{')
 			if j < 0 {
 				break
 			}
 			p := i + j
-			if p > 0 && block[p-1] != '\n' && (p < 2 || block[p-1] != ' ' || block[p-2] != 'Z') {
+			if !jsonStart(block, p) {
 				i = p + 1
 				continue
 			}
@@ -435,6 +435,17 @@ func gatedLines(dst []lineSpan, block []byte, groups []gateGroup, jsonLines bool
 		found = slices.Compact(found)
 	}
 	return dst[:first+len(found)]
+}
+
+// jsonStart reports whether the '{' at block[p] may start a JSON line's
+// body: it is first on its line, or after spaces that follow the line's
+// start, a kubectl prefix ("Z ") or a docker-compose prefix ("| ").
+func jsonStart(block []byte, p int) bool {
+	q := p
+	for q > 0 && block[q-1] == ' ' {
+		q--
+	}
+	return q == 0 || block[q-1] == '\n' || q < p && (block[q-1] == 'Z' || block[q-1] == '|')
 }
 
 // lineAt returns the line of block that holds b[p].

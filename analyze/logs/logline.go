@@ -2,7 +2,6 @@ package logs
 
 import (
 	"bytes"
-	"strconv"
 	"strings"
 	"time"
 
@@ -13,27 +12,61 @@ import (
 
 // Line is one log line, normalised so that one regular expression matches
 // RisingWave's text and JSON logs alike, with or without the timestamp prefix
-// `kubectl logs --timestamps` adds.
+// `kubectl logs --timestamps` adds. A Line is also what an Event is parsed
+// into: then Message and the fields hold what its continuation lines add.
 type Line struct {
 	// Text is what regular expressions see: the line without the kubectl
-	// prefix. A JSON line is rendered as its text-format equivalent,
+	// prefix (or a docker-compose "name | " prefix) and, before a timestamp
+	// or a level, without leading spaces (the pretty format's indent). A
+	// JSON line is rendered as its text-format equivalent,
 	// "<timestamp> <LEVEL> <spans>: <target>: <message> k=v ...", so that a
 	// regular expression written against the text format matches both.
 	Text string
 	// Time is RisingWave's own timestamp when the line has one, else the
-	// kubectl prefix's, else zero.
+	// kubectl prefix's, else zero. A panic's is the time of the nearest
+	// line before it that has one, when it is parsed as an Event.
 	Time time.Time
-	// Level is "TRACE", "DEBUG", "INFO", "WARN", "ERROR" or "".
+	// Level is "TRACE", "DEBUG", "INFO", "WARN", "ERROR" or "". A Rust
+	// panic ("thread 'x' panicked at") is an ERROR.
 	Level string
 	// Target is the tracing target ("risingwave_stream::task::barrier_manager"),
 	// or a Java connector line's class; "" when the line names none.
 	Target string
-	// Message is the message part; the whole text when the line has no
-	// recognisable structure (continuation lines, Memory outline blocks).
+	// Message is the message part, without the fields after it (see
+	// Fields); the whole text when the line has no recognisable structure
+	// (continuation lines, Memory outline blocks). A panic's is the panic
+	// message.
 	Message string
 	// JSON is true for a line in RisingWave's JSON log format.
 	JSON bool
+	// Thread is the thread name a line shows: the column `standalone`
+	// prints between level and target, a panic's thread, the pretty
+	// format's "on NAME".
+	Thread string
+	// Location is where the event was logged: the pretty format's
+	// "    at src/x.rs:12" line, a panic's "src/x.rs:12:5".
+	Location string
+	// Panic is true for a Rust panic's header line and the event it opens.
+	Panic bool
+
+	form      lineForm
+	fieldText string // the fields after the message (formText, formPretty)
+	spanText  string // the span chain before the target (formText)
+	jsonRaw   string // the JSON object (formJSON)
+	evFields  []Field
+	evSpans   []Span
 }
+
+// lineForm says how a Line's fields are read.
+type lineForm uint8
+
+const (
+	formNone   lineForm = iota
+	formText            // tracing-subscriber's full format: spans, " k=v" fields
+	formPretty          // its pretty format: ", k: v" fields, spans on later lines
+	formJSON
+	formEvent // fields and spans parsed already (evFields, evSpans)
+)
 
 // Log levels, lowest first. levelNone is a line that states none.
 const (
@@ -86,8 +119,21 @@ func LineLevel(raw []byte) int {
 
 // EntryText is a parsed line as a timeline shows it: without the
 // timestamps and the level (of rank level), which an entry has as fields,
-// and cut to the length of a row's "text".
+// and cut to the length of a row's "text". A panic shows its header and
+// its message.
 func EntryText(ll Line, level int) string {
+	if ll.Panic {
+		s := ll.Text
+		if i := strings.Index(s, " panicked at "); i >= 0 && ll.Message != "" && !strings.Contains(s, ll.Message) {
+			head, msg := s[:i+len(" panicked at ")], strings.ReplaceAll(ll.Message, "\n", " ")
+			if strings.HasPrefix(s[len(head):], "'") { // the message was quoted on the header line
+				s = head + "'" + msg + "', " + ll.Location
+			} else {
+				s = head + ll.Location + ": " + msg
+			}
+		}
+		return evidence.CutUTF8(s, maxLogTextBytes)
+	}
 	b := []byte(ll.Text)
 	if n := rfc3339Len(b); n > 0 {
 		b = b[n:]
@@ -141,13 +187,35 @@ func levelWord(b []byte) (int, int) {
 // the rest starts. Offsets index the raw line. It is computed without
 // allocating, for every line the scanner reads.
 type lineHead struct {
-	body           int // start of the text after the kubectl prefix
+	body           int // start of the text after the kubectl prefix (and indent, before a head)
 	prefixEnd      int // end of the kubectl prefix timestamp; 0 when none
 	tsStart, tsEnd int // the line's own timestamp; tsEnd == 0 when none
+	indent         int // spaces before the own timestamp (2: the pretty format)
 	log4j          bool
 	json           bool
+	panic          bool // a Rust panic's header, "thread 'x' panicked at "
 	level          int
 	rest           int // start of what follows the timestamp and level
+}
+
+// head reports whether the line begins an event: it has its own timestamp
+// or a level, is JSON, or is a panic's header. Other lines continue the
+// event above them (see Event).
+func (h *lineHead) head() bool {
+	return h.tsEnd > 0 || h.level != levelNone || h.json || h.panic
+}
+
+// closed reports whether the line is an event no line continues: a JSON
+// object on one line (one that does not end in '}' is printed over
+// several). What follows it that is not a head is stray output (stderr).
+func (h *lineHead) closed(raw []byte) bool {
+	return h.json && bytes.HasSuffix(bytes.TrimRight(raw, " \r\t"), []byte("}"))
+}
+
+// hasTime reports whether the line carries a time: its own, the kubectl
+// prefix's, or a JSON line's "timestamp".
+func (h *lineHead) hasTime(raw []byte) bool {
+	return h.tsEnd > 0 || h.prefixEnd > 0 || h.json && bytes.Contains(raw[h.rest:], []byte(`"timestamp"`))
 }
 
 // scanHead splits a raw line's head.
@@ -159,6 +227,12 @@ type lineHead struct {
 // prefix too, and only the second timestamp of a prefixed text line counts as
 // RisingWave's. RisingWave's own timestamps with a "+08:00" offset are never
 // taken for the prefix, which kubectl always writes in UTC.
+//
+// After the prefix come, in lines pasted by hand, a docker-compose service
+// prefix ("compute-node-0  | ") and spaces (the pretty format indents its
+// first line by two). A level with no timestamp counts only when a target
+// follows it ("ERROR risingwave_meta::x: ..."), so that a continuation line
+// that starts with a level word stays one.
 func scanHead(raw []byte) lineHead {
 	var h lineHead
 	if n := rfc3339Len(raw); n > 0 && n < len(raw) && raw[n] == ' ' && raw[n-1] == 'Z' {
@@ -167,34 +241,94 @@ func scanHead(raw []byte) lineHead {
 		}
 	}
 	o := h.body
-	b := raw[o:]
-	if len(b) == 0 {
-		h.rest = o
-		return h
-	}
-	if b[0] == '{' {
-		h.json = true
-		h.rest = o
-		return h
-	}
-	if n := rfc3339Len(b); n > 0 {
-		h.tsStart, h.tsEnd = o, o+n
-		h.level, h.rest = levelAfter(raw, o+n)
-		if h.level == levelNone {
-			h.rest = skipSpaces(raw, o+n)
+	if o < len(raw) && raw[o] >= 'a' && raw[o] <= 'z' && h.prefixEnd == 0 {
+		if n := composePrefixLen(raw[o:]); n > 0 {
+			o += n
+			h.body = o
 		}
-		return h
 	}
-	if n := log4jTimeLen(b); n > 0 {
-		h.tsStart, h.tsEnd, h.log4j = o, o+n, true
-		h.level, h.rest = levelAfter(raw, o+n)
-		if h.level == levelNone {
-			h.rest = skipSpaces(raw, o+n)
-		}
-		return h
-	}
+	j := skipSpaces(raw, o)
 	h.rest = o
+	if j == len(raw) {
+		return h
+	}
+	b := raw[j:]
+	switch c := b[0]; {
+	case c == '{':
+		h.json, h.body, h.rest = true, j, j
+	case isDigit(c):
+		if n := rfc3339Len(b); n > 0 {
+			h.tsStart, h.tsEnd, h.indent, h.body = j, j+n, j-o, j
+			h.level, h.rest = levelAfter(raw, j+n)
+			if h.level == levelNone {
+				h.rest = skipSpaces(raw, j+n)
+			}
+		} else if n := log4jTimeLen(b); n > 0 {
+			h.tsStart, h.tsEnd, h.log4j, h.body = j, j+n, true, j
+			h.level, h.rest = levelAfter(raw, j+n)
+			if h.level == levelNone {
+				h.rest = skipSpaces(raw, j+n)
+			}
+		}
+	case c == 't':
+		if n := panicHeaderLen(b); n > 0 {
+			h.panic, h.level, h.body, h.rest = true, levelError, j, j+n
+		}
+	default:
+		if lvl, n := levelWord(b); lvl != levelNone && n < len(b) && b[n] == ' ' {
+			k := skipSpaces(b, n)
+			if _, _, _, _, ok := locateTarget(b[k:]); ok {
+				h.level, h.body, h.rest = lvl, j, j+k
+			}
+		}
+	}
 	return h
+}
+
+// composePrefixLen returns the length of a docker-compose service prefix,
+// "name   | ", at the start of b, or 0.
+func composePrefixLen(b []byte) int {
+	i := 0
+	for i < len(b) && i < 64 && (isIdentByte(b[i]) || b[i] == '-' || b[i] == '.') {
+		i++
+	}
+	j := skipSpaces(b, i)
+	if i == 0 || j == i || j >= len(b) || b[j] != '|' {
+		return 0
+	}
+	if j+1 < len(b) && b[j+1] != ' ' {
+		return 0
+	}
+	return min(j+2, len(b))
+}
+
+// panicHeaderLen returns, for a Rust panic's header at the start of b,
+// "thread 'NAME' panicked at " or (Rust 1.91+) "thread 'NAME' (TID)
+// panicked at ", its length; else 0.
+func panicHeaderLen(b []byte) int {
+	const lead, tail = "thread '", " panicked at "
+	if !bytes.HasPrefix(b, []byte(lead)) {
+		return 0
+	}
+	q := bytes.IndexByte(b[len(lead):], '\'')
+	if q < 0 {
+		return 0
+	}
+	i := len(lead) + q + 1
+	if bytes.HasPrefix(b[i:], []byte(" (")) {
+		k := i + 2
+		for k < len(b) && isDigit(b[k]) {
+			k++
+		}
+		if k == i+2 || k >= len(b) || b[k] != ')' {
+			return 0
+		}
+		i = k + 1
+	}
+	if !bytes.HasPrefix(b[i:], []byte(tail)) {
+		return 0
+	}
+	return i + len(tail)
 }
 
 // levelAfter reads spaces then a level word followed by a space or the end,
@@ -332,10 +466,13 @@ func parseTime(b []byte, log4j bool) time.Time {
 }
 
 // ParseLine normalises one raw log line (without its line ending). It
-// accepts RisingWave's text ("full") and JSON formats, either with the
-// `kubectl logs --timestamps` prefix, Java connector log4j lines, and lines
-// with no structure at all, and never fails: what it cannot recognise ends up
-// whole in Text and Message.
+// accepts RisingWave's text ("full"), pretty and JSON formats, either with
+// the `kubectl logs --timestamps` prefix, Java connector log4j lines, a Rust
+// panic's header, and lines with no structure at all, and never fails: what
+// it cannot recognise ends up whole in Text and Message. It reads one line:
+// the continuation lines of a multi-line event (a backtrace, the pretty
+// format's "at" and "in" lines, a panic's message in Rust 1.73+) are read
+// by ParseEvent and Events.
 func ParseLine(raw []byte) Line {
 	h := scanHead(raw)
 	var ll Line
@@ -344,11 +481,7 @@ func ParseLine(raw []byte) Line {
 		prefixTime = parseTime(raw[:h.prefixEnd], false)
 	}
 	if h.json {
-		if buf, f, ok := renderJSONLine(nil, raw[h.body:]); ok {
-			ll = Line{Text: string(buf), Level: levelNames[f.level], Target: f.target, Message: f.message, JSON: true}
-			if f.timestamp != "" {
-				ll.Time, _ = time.Parse(time.RFC3339Nano, f.timestamp)
-			}
+		if ll, ok := parseJSONLine(raw[h.body:]); ok {
 			if ll.Time.IsZero() {
 				ll.Time = prefixTime
 			}
@@ -366,19 +499,98 @@ func ParseLine(raw []byte) Line {
 	if ll.Time.IsZero() {
 		ll.Time = prefixTime
 	}
-	rest := raw[h.rest:]
+	rest := ll.Text[h.rest-h.body:]
 	switch {
+	case h.panic:
+		parsePanicHeader(&ll, rest)
 	case h.level != levelNone && h.log4j:
-		ll.Target, ll.Message = splitLog4j(rest)
+		ll.Target, ll.Message = splitLog4j([]byte(rest))
 	case h.level != levelNone:
-		t, m := splitTarget(rest)
-		ll.Target, ll.Message = string(t), string(m)
+		b := raw[h.rest:]
+		thread := 0
+		spanEnd, tStart, tEnd, msg, ok := locateTarget(b)
+		if !ok {
+			// A thread name column (`standalone`): "rw-main risingwave_x: m".
+			if n := threadColumnLen(b); n > 0 {
+				if se, ts, te, m, ok2 := locateTarget(b[n:]); ok2 {
+					thread, spanEnd, tStart, tEnd, msg, ok = n, se+n, ts+n, te+n, m+n, true
+					ll.Thread = strings.TrimRight(rest[:n], " ")
+				}
+			}
+		}
+		if !ok {
+			ll.Message = rest
+			break
+		}
+		if spanEnd > thread {
+			ll.spanText = rest[thread:spanEnd]
+		}
+		ll.Target = rest[tStart:tEnd]
+		m := rest[msg:]
+		syn, form := textFields, formText
+		if h.indent == 2 && h.tsEnd > 0 {
+			syn, form = prettyFields, formPretty
+		}
+		e := messageEnd(m, syn)
+		ll.Message, ll.form = m[:e], form
+		if e < len(m) {
+			ll.fieldText = m[e+len(syn.sep):]
+		}
 	case h.tsEnd > 0:
-		ll.Message = string(rest)
+		ll.Message = rest
 	default:
 		ll.Message = ll.Text
 	}
 	return ll
+}
+
+// threadColumnLen returns the length of a thread name and the spaces after
+// it at the start of b, or 0. Thread names RisingWave gives have a '-'
+// ("rw-main", "rw-streaming", "tokio-runtime-worker") and targets, Rust
+// paths, none.
+func threadColumnLen(b []byte) int {
+	i := bytes.IndexByte(b, ' ')
+	if i <= 0 || !bytes.ContainsAny(b[:i], "-<") || bytes.IndexByte(b[:i], ':') >= 0 {
+		return 0
+	}
+	return skipSpaces(b, i)
+}
+
+// parsePanicHeader reads a panic's header line after "thread ": the thread,
+// its id, the location and, in the one-line format before Rust 1.73
+// ("panicked at 'MSG', src/x.rs:1:2"), the message.
+func parsePanicHeader(ll *Line, rest string) {
+	ll.Panic = true
+	ll.form = formEvent
+	head := ll.Text[:len(ll.Text)-len(rest)]
+	name := strings.TrimPrefix(head, "thread '")
+	if q := strings.IndexByte(name, '\''); q >= 0 {
+		ll.Thread = name[:q]
+		if tid, ok := strings.CutPrefix(name[q+1:], " ("); ok {
+			if e := strings.IndexByte(tid, ')'); e > 0 {
+				ll.evFields = []Field{{Key: "thread_id", Value: tid[:e]}}
+			}
+		}
+	}
+	if msg, ok := strings.CutPrefix(rest, "'"); ok {
+		if i := strings.LastIndex(msg, "', "); i >= 0 && isLocation(msg[i+3:]) {
+			ll.Message, ll.Location = msg[:i], msg[i+3:]
+			return
+		}
+		ll.Message = msg // continued on the next lines
+		return
+	}
+	ll.Location = strings.TrimSuffix(rest, ":")
+}
+
+// isLocation reports whether s is "path:line:col".
+func isLocation(s string) bool {
+	i := strings.LastIndexByte(s, ':')
+	if i < 0 || !isAllDigits(s[i+1:]) {
+		return false
+	}
+	j := strings.LastIndexByte(s[:i], ':')
+	return j > 0 && isAllDigits(s[j+1:i])
 }
 
 // splitLog4j splits "[thread] class:12 - message" into the class and the
@@ -419,38 +631,45 @@ func isIdentByte(c byte) bool {
 	return c == '_' || isDigit(c) || (c|0x20 >= 'a' && c|0x20 <= 'z')
 }
 
-// splitTarget splits what follows the level of a text line,
-// "[spans: ]target: message", into the target and the message.
+// locateTarget finds "[spans: ]target: " at the start of b, what follows
+// the level of a text line: the span chain b[:spanEnd] (0: none), the
+// target b[tStart:tEnd] and the message from b[msg:]. ok is false when b
+// does not start so.
 //
 // Spans print as "name{fields}:" or "name:" each, the last followed by a
 // space, so "actor{actor_id=1}:executor{...}: risingwave_stream::x: msg".
 // A span chain is told from a target by its braces or single colons (targets
 // are Rust paths with "::"); a lone field-less span ("recovery_attempt:
 // risingwave_meta::barrier::worker: msg") by the "::" target following it.
-func splitTarget(b []byte) (target, message []byte) {
-	seg, after, ok := pathSegment(b)
+// A span chain with no target after it has an empty target.
+func locateTarget(b []byte) (spanEnd, tStart, tEnd, msg int, ok bool) {
+	segEnd, after, ok := pathSegment(b)
 	if !ok {
-		return nil, b
+		return 0, 0, 0, 0, false
 	}
+	seg := b[:segEnd]
 	if isSpanChain(seg) {
-		t, rest, ok := pathSegment(after)
-		if !ok || isSpanChain(t) {
-			return nil, after
+		e, rest, ok := pathSegment(b[after:])
+		if !ok || isSpanChain(b[after:after+e]) {
+			return segEnd, after, after, after, true
 		}
-		return t, rest
+		return segEnd, after, after + e, after + rest, true
 	}
 	if !bytes.Contains(seg, []byte("::")) {
-		if t, rest, ok := pathSegment(after); ok && !isSpanChain(t) && bytes.Contains(t, []byte("::")) {
-			return t, rest
+		if e, rest, ok := pathSegment(b[after:]); ok {
+			if t := b[after : after+e]; !isSpanChain(t) && bytes.Contains(t, []byte("::")) {
+				return segEnd, after, after + e, after + rest, true
+			}
 		}
 	}
-	return seg, after
+	return 0, 0, segEnd, after, true
 }
 
 // pathSegment reads a run of identifier bytes, colons and {...} groups
-// (quoted strings inside braces may hold anything) ending with ": ", and
-// returns it without the ": " and what follows.
-func pathSegment(b []byte) (seg, rest []byte, ok bool) {
+// (quoted strings inside braces may hold anything) ending with ": " (or
+// ":" at the end), and returns where it ends, without the ": ", and where
+// what follows starts.
+func pathSegment(b []byte) (end, rest int, ok bool) {
 	i := 0
 	for i < len(b) {
 		c := b[i]
@@ -460,28 +679,28 @@ func pathSegment(b []byte) (seg, rest []byte, ok bool) {
 		case c == ':':
 			if i+1 < len(b) && b[i+1] == ' ' {
 				if i == 0 {
-					return nil, nil, false
+					return 0, 0, false
 				}
-				return b[:i], b[i+2:], true
+				return i, i + 2, true
 			}
 			if i+1 == len(b) {
 				if i == 0 {
-					return nil, nil, false
+					return 0, 0, false
 				}
-				return b[:i], nil, true
+				return i, i + 1, true
 			}
 			i++
 		case c == '{':
 			j := skipBraces(b, i)
 			if j < 0 {
-				return nil, nil, false
+				return 0, 0, false
 			}
 			i = j
 		default:
-			return nil, nil, false
+			return 0, 0, false
 		}
 	}
-	return nil, nil, false
+	return 0, 0, false
 }
 
 // skipBraces returns the offset after the "}" closing the "{" at b[i], or -1.
@@ -524,213 +743,4 @@ func isSpanChain(seg []byte) bool {
 		return true
 	}
 	return false
-}
-
-// jsonFields are the parts of a JSON log line besides its rendering.
-type jsonFields struct {
-	timestamp, target, message string
-	level                      int
-}
-
-// jsonMetaKeys are top-level keys of tracing-subscriber's JSON format that
-// are not event fields and so are not rendered as k=v.
-var jsonMetaKeys = map[string]bool{
-	"timestamp": true, "level": true, "target": true, "fields": true, "message": true,
-	"spans": true, "span": true, "filename": true, "line_number": true, "threadName": true, "threadId": true,
-}
-
-// renderJSONLine renders a JSON log line as its text-format equivalent,
-// appended to dst:
-//
-//	<timestamp> <LEVEL, right-aligned to 5> <span{k=v}:...: ><target>: <message> <k=v ...>
-//
-// Event fields follow the message in the order the line holds them (those of
-// "fields", then unknown top-level keys, as a flattened event has them);
-// strings are unquoted when they hold no space, quote, backslash or "=",
-// other values are written as their JSON. ok is false when b is not a JSON
-// object.
-//
-// The rendering introduces no byte other than spaces, ':', '=', '{', '}' and
-// '"', and changes no byte of the line's values but the level's case. The
-// scanner's JSON prefilter relies on this.
-func renderJSONLine(dst, b []byte) ([]byte, jsonFields, bool) {
-	var f jsonFields
-	if !gjson.ValidBytes(b) {
-		return dst, f, false
-	}
-	doc := gjson.ParseBytes(b)
-	if !doc.IsObject() {
-		return dst, f, false
-	}
-	var fields, spans, span gjson.Result
-	var extra []gjson.Result // key, value pairs
-	var levelRaw string
-	doc.ForEach(func(k, v gjson.Result) bool {
-		switch k.Str {
-		case "timestamp":
-			f.timestamp = v.String()
-		case "level":
-			levelRaw = v.String()
-		case "target":
-			f.target = v.String()
-		case "fields":
-			fields = v
-		case "message":
-			if f.message == "" {
-				f.message = v.String()
-			}
-		case "spans":
-			spans = v
-		case "span":
-			span = v
-		default:
-			if !jsonMetaKeys[k.Str] {
-				extra = append(extra, k, v)
-			}
-		}
-		return true
-	})
-	if fields.IsObject() {
-		if m := fields.Get("message"); m.Exists() {
-			f.message = m.String()
-		}
-	}
-	f.level = ParseLevel(levelRaw)
-	sep := false
-	if f.timestamp != "" {
-		dst = append(dst, f.timestamp...)
-		sep = true
-	}
-	if levelRaw != "" {
-		if sep {
-			dst = append(dst, ' ')
-		}
-		name := levelRaw
-		if f.level != levelNone && strings.EqualFold(levelRaw, levelNames[f.level]) {
-			name = levelNames[f.level]
-		}
-		for n := len(name); n < 5; n++ {
-			dst = append(dst, ' ')
-		}
-		dst = append(dst, name...)
-		sep = true
-	}
-	if !spans.IsArray() && span.IsObject() {
-		spans = gjson.Parse("[" + span.Raw + "]")
-	}
-	if spans.IsArray() {
-		n := 0
-		spans.ForEach(func(_, s gjson.Result) bool {
-			if !s.IsObject() {
-				return true
-			}
-			if n == 0 && sep {
-				dst = append(dst, ' ')
-			}
-			n++
-			dst = append(dst, s.Get("name").String()...)
-			first := true
-			s.ForEach(func(k, v gjson.Result) bool {
-				if k.Str == "name" {
-					return true
-				}
-				if first {
-					dst = append(dst, '{')
-					first = false
-				} else {
-					dst = append(dst, ' ')
-				}
-				dst = appendField(dst, k.Str, v)
-				return true
-			})
-			if !first {
-				dst = append(dst, '}')
-			}
-			dst = append(dst, ':')
-			return true
-		})
-		if n > 0 {
-			sep = true
-		}
-	}
-	if f.target != "" {
-		if sep {
-			dst = append(dst, ' ')
-		}
-		dst = append(dst, f.target...)
-		dst = append(dst, ':')
-		sep = true
-	}
-	if sep {
-		dst = append(dst, ' ')
-	}
-	dst = append(dst, f.message...)
-	if fields.IsObject() {
-		fields.ForEach(func(k, v gjson.Result) bool {
-			if k.Str != "message" {
-				dst = append(dst, ' ')
-				dst = appendField(dst, k.Str, v)
-			}
-			return true
-		})
-	}
-	for i := 0; i+1 < len(extra); i += 2 {
-		dst = append(dst, ' ')
-		dst = appendField(dst, extra[i].Str, extra[i+1])
-	}
-	return dst, f, true
-}
-
-// appendField appends "k=v" the way the text format prints a field.
-func appendField(dst []byte, k string, v gjson.Result) []byte {
-	dst = append(dst, k...)
-	dst = append(dst, '=')
-	if v.Type != gjson.String {
-		return append(dst, v.Raw...)
-	}
-	if simpleValue(v.Str) {
-		return append(dst, v.Str...)
-	}
-	return appendQuoted(dst, v.Str)
-}
-
-// simpleValue reports whether a string field prints unquoted.
-func simpleValue(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; {
-		case c <= ' ', c == '"', c == '\\', c == '=', c == 0x7f:
-			return false
-		}
-	}
-	return true
-}
-
-// appendQuoted quotes s, escaping only quotes, backslashes and control
-// bytes; unlike strconv.Quote it leaves other bytes alone, so the rendering
-// adds nothing to a value that has none of those.
-func appendQuoted(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '"' || c == '\\':
-			dst = append(dst, '\\', c)
-		case c == '\n':
-			dst = append(dst, '\\', 'n')
-		case c == '\t':
-			dst = append(dst, '\\', 't')
-		case c == '\r':
-			dst = append(dst, '\\', 'r')
-		case c < ' ' || c == 0x7f:
-			dst = append(dst, '\\', 'x')
-			dst = strconv.AppendUint(dst, uint64(c)>>4, 16)
-			dst = strconv.AppendUint(dst, uint64(c)&15, 16)
-		default:
-			dst = append(dst, c)
-		}
-	}
-	return append(dst, '"')
 }

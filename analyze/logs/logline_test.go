@@ -2,6 +2,8 @@ package logs
 
 import (
 	"bytes"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -13,45 +15,55 @@ func TestParseLogLine(t *testing.T) {
 	kube := time.Date(2026, 11, 29, 20, 41, 7, 200000000, time.UTC)
 	plus8 := time.Date(2026, 11, 30, 4, 41, 7, 123456000, time.FixedZone("", 8*3600))
 	tests := []struct {
-		name string
-		raw  string
-		want Line
+		name   string
+		raw    string
+		want   Line
+		fields []Field
+		spans  []Span
 	}{{
 		name: "text",
 		raw:  `2026-11-29T20:41:07.123456789Z  INFO risingwave_compute::server: Starting compute node`,
 		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_compute::server: Starting compute node`, Time: t0, Level: "INFO", Target: "risingwave_compute::server", Message: "Starting compute node"},
 	}, {
-		name: "text, +08:00 offset, 6 digits, actor span, fields",
-		raw:  `2026-11-30T04:41:07.123456+08:00  WARN actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="Source: x {y}"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12`,
-		want: Line{Text: `2026-11-30T04:41:07.123456+08:00  WARN actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="Source: x {y}"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12`, Time: plus8, Level: "WARN", Target: "risingwave_stream::executor::source::source_executor", Message: "source paused, wait barrier for 5.1s actor_id=12"},
+		name:   "text, +08:00 offset, 6 digits, actor span, fields",
+		raw:    `2026-11-30T04:41:07.123456+08:00  WARN actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="Source: x {y}"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12`,
+		want:   Line{Text: `2026-11-30T04:41:07.123456+08:00  WARN actor{otel.name="Actor 12" actor_id=12}:executor{otel.name="Source: x {y}"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12`, Time: plus8, Level: "WARN", Target: "risingwave_stream::executor::source::source_executor", Message: "source paused, wait barrier for 5.1s"},
+		fields: []Field{{"actor_id", "12"}},
+		spans:  []Span{{"actor", []Field{{"otel.name", "Actor 12"}, {"actor_id", "12"}}}, {"executor", []Field{{"otel.name", "Source: x {y}"}}}},
 	}, {
-		name: "text, ERROR has one space",
-		raw:  `2026-11-29T20:41:07.123456789Z ERROR risingwave_stream::task::actor_manager: actor exit with error actor_id=7`,
-		want: Line{Text: `2026-11-29T20:41:07.123456789Z ERROR risingwave_stream::task::actor_manager: actor exit with error actor_id=7`, Time: t0, Level: "ERROR", Target: "risingwave_stream::task::actor_manager", Message: "actor exit with error actor_id=7"},
+		name:   "text, ERROR has one space",
+		raw:    `2026-11-29T20:41:07.123456789Z ERROR risingwave_stream::task::actor_manager: actor exit with error actor_id=7`,
+		want:   Line{Text: `2026-11-29T20:41:07.123456789Z ERROR risingwave_stream::task::actor_manager: actor exit with error actor_id=7`, Time: t0, Level: "ERROR", Target: "risingwave_stream::task::actor_manager", Message: "actor exit with error"},
+		fields: []Field{{"actor_id", "7"}},
 	}, {
 		name: "kubectl prefix and text",
 		raw:  `2026-11-29T20:41:07.2Z 2026-11-29T20:41:07.123456789Z  INFO risingwave_meta::barrier::worker: recovery start!`,
 		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_meta::barrier::worker: recovery start!`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery start!"},
 	}, {
-		name: "span chain without fields",
-		raw:  `2026-11-29T20:41:07.123456789Z  INFO adhoc_recovery:recovery_attempt: risingwave_meta::barrier::worker: recovery start!`,
-		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO adhoc_recovery:recovery_attempt: risingwave_meta::barrier::worker: recovery start!`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery start!"},
+		name:  "span chain without fields",
+		raw:   `2026-11-29T20:41:07.123456789Z  INFO adhoc_recovery:recovery_attempt: risingwave_meta::barrier::worker: recovery start!`,
+		want:  Line{Text: `2026-11-29T20:41:07.123456789Z  INFO adhoc_recovery:recovery_attempt: risingwave_meta::barrier::worker: recovery start!`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery start!"},
+		spans: []Span{{Name: "adhoc_recovery"}, {Name: "recovery_attempt"}},
 	}, {
-		name: "lone span without fields",
-		raw:  `2026-11-29T20:41:07.123456789Z  INFO recovery_attempt: risingwave_meta::barrier::worker: recovery success`,
-		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO recovery_attempt: risingwave_meta::barrier::worker: recovery success`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery success"},
+		name:  "lone span without fields",
+		raw:   `2026-11-29T20:41:07.123456789Z  INFO recovery_attempt: risingwave_meta::barrier::worker: recovery success`,
+		want:  Line{Text: `2026-11-29T20:41:07.123456789Z  INFO recovery_attempt: risingwave_meta::barrier::worker: recovery success`, Time: t0, Level: "INFO", Target: "risingwave_meta::barrier::worker", Message: "recovery success"},
+		spans: []Span{{Name: "recovery_attempt"}},
 	}, {
 		name: "target without ::, message with colons",
 		raw:  `2026-11-29T20:41:07.123456789Z ERROR librdkafka: librdkafka: FAIL [thrd:kafka-0:9092/0]: Connect failed`,
 		want: Line{Text: `2026-11-29T20:41:07.123456789Z ERROR librdkafka: librdkafka: FAIL [thrd:kafka-0:9092/0]: Connect failed`, Time: t0, Level: "ERROR", Target: "librdkafka", Message: "librdkafka: FAIL [thrd:kafka-0:9092/0]: Connect failed"},
 	}, {
-		name: "JSON",
-		raw:  `{"timestamp":"2026-11-29T20:41:07.123456789Z","level":"WARN","fields":{"message":"source paused, wait barrier for 5.1s","actor_id":12,"error":"a b"},"target":"risingwave_stream::executor::source::source_executor","spans":[{"otel.name":"Actor 12","actor_id":12,"name":"actor"},{"name":"executor"}]}`,
-		want: Line{Text: `2026-11-29T20:41:07.123456789Z  WARN actor{otel.name="Actor 12" actor_id=12}:executor: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12 error="a b"`, Time: t0, Level: "WARN", Target: "risingwave_stream::executor::source::source_executor", Message: "source paused, wait barrier for 5.1s", JSON: true},
+		name:   "JSON",
+		raw:    `{"timestamp":"2026-11-29T20:41:07.123456789Z","level":"WARN","fields":{"message":"source paused, wait barrier for 5.1s","actor_id":12,"error":"a b"},"target":"risingwave_stream::executor::source::source_executor","spans":[{"otel.name":"Actor 12","actor_id":12,"name":"actor"},{"name":"executor"}]}`,
+		want:   Line{Text: `2026-11-29T20:41:07.123456789Z  WARN actor{otel.name="Actor 12" actor_id=12}:executor: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.1s actor_id=12 error="a b"`, Time: t0, Level: "WARN", Target: "risingwave_stream::executor::source::source_executor", Message: "source paused, wait barrier for 5.1s", JSON: true},
+		fields: []Field{{"actor_id", "12"}, {"error", "a b"}},
+		spans:  []Span{{"actor", []Field{{"otel.name", "Actor 12"}, {"actor_id", "12"}}}, {Name: "executor"}},
 	}, {
-		name: "kubectl prefix and JSON with a top-level message",
-		raw:  `2026-11-29T20:41:07.2Z {"timestamp":"2026-11-29T20:41:07.123456789Z","level":"info","message":"Starting meta node","target":"risingwave_meta_node","pid":1}`,
-		want: Line{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_meta_node: Starting meta node pid=1`, Time: t0, Level: "INFO", Target: "risingwave_meta_node", Message: "Starting meta node", JSON: true},
+		name:   "kubectl prefix and JSON with a top-level message",
+		raw:    `2026-11-29T20:41:07.2Z {"timestamp":"2026-11-29T20:41:07.123456789Z","level":"info","message":"Starting meta node","target":"risingwave_meta_node","pid":1}`,
+		want:   Line{Text: `2026-11-29T20:41:07.123456789Z  INFO risingwave_meta_node: Starting meta node pid=1`, Time: t0, Level: "INFO", Target: "risingwave_meta_node", Message: "Starting meta node", JSON: true},
+		fields: []Field{{"pid", "1"}},
 	}, {
 		name: "JSON without a timestamp takes the prefix's",
 		raw:  `2026-11-29T20:41:07.2Z {"level":"ERROR","fields":{"message":"Sink error: sink_id=3, error: \"boom\"\nnext"}}`,
@@ -99,11 +111,31 @@ func TestParseLogLine(t *testing.T) {
 				t.Errorf("Time = %v, want %v", got.Time, tt.want.Time)
 			}
 			got.Time, tt.want.Time = time.Time{}, time.Time{}
-			if got != tt.want {
-				t.Errorf("ParseLine(%q)\n got %+v\nwant %+v", tt.raw, got, tt.want)
+			if g, w := lineView(got), lineView(tt.want); g != w {
+				t.Errorf("ParseLine(%q)\n got %+v\nwant %+v", tt.raw, g, w)
+			}
+			if !reflect.DeepEqual(got.Fields(), tt.fields) {
+				t.Errorf("Fields() = %q, want %q", got.Fields(), tt.fields)
+			}
+			if !reflect.DeepEqual(got.Spans(), tt.spans) {
+				t.Errorf("Spans() = %q, want %q", got.Spans(), tt.spans)
 			}
 		})
 	}
+}
+
+// view is a Line's exported fields, comparable.
+type view struct {
+	Text                   string
+	Time                   time.Time
+	Level, Target, Message string
+	JSON, Panic            bool
+	Thread, Location       string
+}
+
+func lineView(l Line) view {
+	return view{Text: l.Text, Time: l.Time, Level: l.Level, Target: l.Target, Message: l.Message, JSON: l.JSON, Panic: l.Panic,
+		Thread: l.Thread, Location: l.Location}
 }
 
 // TestParseLogLineOffsetKept checks that a "+08:00" timestamp keeps its
@@ -129,8 +161,11 @@ func TestJSONRenderingMatchesText(t *testing.T) {
 		t.Errorf("text %q\njson %q", a.Text, b.Text)
 	}
 	b.JSON = false
-	if a != b {
-		t.Errorf("text %+v\njson %+v", a, b)
+	if va, vb := lineView(a), lineView(b); va != vb {
+		t.Errorf("text %+v\njson %+v", va, vb)
+	}
+	if fa, fb := fmt.Sprintf("%q %q", a.Fields(), a.Spans()), fmt.Sprintf("%q %q", b.Fields(), b.Spans()); fa != fb {
+		t.Errorf("text fields, spans %s\njson fields, spans %s", fa, fb)
 	}
 }
 

@@ -633,7 +633,11 @@ func lsBenchJSONEscaping(text []byte, html bool) []byte {
 	var b bytes.Buffer
 	for _, line := range bytes.Split(bytes.TrimSuffix(text, []byte("\n")), []byte("\n")) {
 		ll := ParseLine(line)
-		msg, fields, _ := strings.Cut(ll.Message, " actor_id=")
+		all := ll.Message // what follows the target, fields included
+		if ll.fieldText != "" {
+			all += " " + ll.fieldText
+		}
+		msg, fields, _ := strings.Cut(all, " actor_id=")
 		obj := map[string]any{"timestamp": ll.Time.Format(time.RFC3339Nano), "level": ll.Level, "target": ll.Target,
 			"fields": map[string]any{"message": msg}}
 		if fields != "" {
