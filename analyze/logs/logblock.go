@@ -471,16 +471,17 @@ func mostlyJSON(block []byte) bool {
 	return json*2 > lines
 }
 
-// scanBlocks scans a file in blocks (see above), handing each line that
-// holds a gate to judge with its 1-based number. When a line does not fit
-// in a block it goes on line by line from there.
-func (s *Scanner) scanBlocks(p string, r io.Reader, g gates, judge func(line []byte, n int)) error {
+// scanBlocks scans a file in blocks (see above), judging each line that
+// holds a gate. When a line does not fit in a block it goes on line by line
+// from there. A log's block ends before its last event (see cutBlock).
+func (f *fileScan) scanBlocks(p string, r io.Reader, g gates) error {
+	s := f.s
 	if s.block == nil {
 		s.block = make([]byte, logBlockBytes)
 	}
 	buf := s.block
 	have, lines := 0, 0
-	sampled, jsonLines := false, true
+	sampled, jsonLines := false, len(f.qs) > 0
 	for {
 		var err error
 		for have < len(buf) && err == nil {
@@ -489,16 +490,23 @@ func (s *Scanner) scanBlocks(p string, r io.Reader, g gates, judge func(line []b
 			have += k
 		}
 		if err != nil && !errors.Is(err, io.EOF) && have == 0 {
+			f.st.Lines = lines
 			return err
 		}
 		data := buf[:have]
-		end := bytes.LastIndexByte(data, '\n') + 1
-		if err != nil {
+		lastNL := bytes.LastIndexByte(data, '\n') + 1
+		end := lastNL
+		switch {
+		case err != nil:
 			end = have // the last line, with no line ending
-		} else if end == 0 {
+		case end == 0:
 			// A line longer than a block: the rest line by line.
 			rest := io.MultiReader(bytes.NewReader(slices.Clone(data)), r)
-			return s.scanLineByLine(p, rest, lines, judge)
+			f.st.Lines = lines
+			f.toLines()
+			return f.scanLines(p, rest, lines)
+		case f.log:
+			end = cutBlock(data, lastNL)
 		}
 		block := data[:end]
 		if !sampled {
@@ -515,14 +523,17 @@ func (s *Scanner) scanBlocks(p string, r io.Reader, g gates, judge func(line []b
 		for _, sp := range s.spans {
 			lines += bytes.Count(block[at:sp.start], nl)
 			at = sp.start
-			line := block[sp.start:sp.end]
-			if n := len(line); n > 0 && line[n-1] == '\r' && sp.end < len(block) {
-				line = line[:n-1]
-			}
-			judge(line, lines+1)
+			f.blockLine(block, sp.start, sp.end, lines+1)
 		}
 		lines += bytes.Count(block[at:], nl)
+		if f.log {
+			f.blockDone(block)
+		}
 		if err != nil {
+			if n := len(block); n > 0 && block[n-1] != '\n' {
+				lines++ // the last line, with no line ending
+			}
+			f.st.Lines = lines
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -534,13 +545,13 @@ func (s *Scanner) scanBlocks(p string, r io.Reader, g gates, judge func(line []b
 
 var nl = []byte{'\n'}
 
-// scanLineByLine hands every line of r to judge, numbering them after the
-// first lines already read.
-func (s *Scanner) scanLineByLine(p string, r io.Reader, first int, judge func(line []byte, n int)) error {
+// scanLines hands every line of r to the file's scan, numbering them after
+// the first lines already read.
+func (f *fileScan) scanLines(p string, r io.Reader, first int) error {
 	lr := bundle.NewLineReader(r, bundle.DefaultMaxLineBytes)
 	defer func() {
 		if n := lr.Cut(); n > 0 {
-			s.cut[p] += n
+			f.s.cut[p] += n
 		}
 	}()
 	for {
@@ -551,6 +562,6 @@ func (s *Scanner) scanLineByLine(p string, r io.Reader, first int, judge func(li
 		if err != nil {
 			return err
 		}
-		judge(line, first+n)
+		f.line(line, first+n)
 	}
 }

@@ -131,6 +131,9 @@ func lbCompare(t *testing.T, qs []*Query, p string, data []byte, wrap func(io.Re
 	if b, l := block.CutLines(), lines.CutLines(); !reflect.DeepEqual(b, l) {
 		t.Errorf("%s: cut lines %v, line by line %v", p, b, l)
 	}
+	if b, l := block.Files(), lines.Files(); !reflect.DeepEqual(b, l) {
+		t.Errorf("%s: file stats\nblock %+v\nlines %+v", p, b, l)
+	}
 }
 
 // errAfter fails with errBoom once n bytes have been read.
@@ -235,6 +238,9 @@ func FuzzLogScanBlocks(f *testing.F) {
 	f.Add([]byte("{\"fields\":{\"message\":\"\\u0053tarting compute node\"}}\r\n{}\n"))
 	f.Add([]byte("2026-11-29T20:41:07.1Z {\"fields\":{\"message\":\"recovery \\u0073tart!\"}}\n"))
 	f.Add([]byte("x Sink error: sink_id=1, error: e\r\nactor exit with error Sink error: sink_id=2\n\n"))
+	f.Add([]byte("2026-01-01T00:00:00Z ERROR a::b: actor exit with error error=Sink error: sink_id=3, error: e\n\nBacktrace:\n  0: f\n" +
+		"thread 'rw-main' (1) panicked at src/a.rs:1:2:\nSink error: sink_id=4, error: x\nnote: run with\n" +
+		"  2023-01-01T00:00:00Z  INFO a: recovery start!\n    at src/a.rs:1\n    in a::failure_recovery with err: Sink error: sink_id=5, error: y\n\n"))
 	var qs []*Query
 	for _, q := range lbQueries(f) {
 		if !strings.HasPrefix(q.Name, "p/") || strings.HasPrefix(q.Regex.String(), "(?i)") {

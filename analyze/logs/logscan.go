@@ -114,6 +114,8 @@ type Scanner struct {
 	lowerOK bool
 	ks      ksState // whether the current line may hold a Kelvin sign or long s
 
+	files []FileStats // see Files
+
 	// Block scanning (see logblock.go).
 	block  []byte
 	spans  []lineSpan
@@ -149,32 +151,28 @@ type scanQuery struct {
 	tailNext  int
 	tailCount int
 	section   evidence.Row // captures of the current file's last section header
+	lastHead  int          // the head line of the current file's event it last matched
 }
 
-// slot holds one of the last matches: the raw line, turned into a row only
-// when results are asked for. Long lines are turned into rows at once.
+// slot holds one of the last matches: the raw line and its event, turned
+// into a row only when results are asked for. Long events are turned into
+// rows at once.
 type slot struct {
-	raw     []byte
-	row     evidence.Row
-	file    *fileMeta
-	line    int
-	mode    lineMode
-	section evidence.Row
+	raw, ev, prev []byte
+	hasEv         bool
+	single        bool // ev is raw: the match's event is its one line
+	row           evidence.Row
+	file          *fileMeta
+	line          int
+	section       evidence.Row
 }
 
 type fileMeta struct {
 	path, pod, container string
 	name                 string // the class's name: the relation of an EXPLAIN file
 	kind                 bundle.Kind
+	log                  bool // a container log, read as log lines and events
 }
-
-// lineMode says how a line is normalised.
-type lineMode int
-
-const (
-	modeLog   lineMode = iota // a container log line: ParseLine
-	modePlain                 // any other text: the line as it is
-)
 
 // NewScanner compiles the queries' prefilters. Queries without a regular
 // expression never match; see CheckQuery.
@@ -233,68 +231,43 @@ func (s *Scanner) Wants(c bundle.Class) bool {
 // bundle.DefaultMaxLineBytes are cut and counted (see CutLines). An
 // await-tree JSON file is read whole: each line of each string value in it is
 // scanned as "<key path>: <line>", with line number 0. A read error ends the
-// file; the matches before it are kept.
+// file; the matches before it are kept. A file that no query wants is read
+// for its statistics only (see Files).
+//
+// In a container log, a query matches the lines of an event (see Event):
+// its rows have the event's time, level, target and message, the text and
+// number of the line that matched, and an event counts once however many
+// of its lines match.
 func (s *Scanner) Scan(p string, c bundle.Class, r io.Reader) error {
 	var qs []*scanQuery
 	for _, q := range s.queries {
 		if q.wants(c) {
 			q.files++
 			q.section = nil
+			q.lastHead = 0
 			qs = append(qs, q)
 		}
 	}
-	if len(qs) == 0 {
-		return nil
-	}
-	meta := &fileMeta{path: p, pod: c.Pod, container: c.Container, name: c.Name, kind: c.Kind}
-	if c.Kind == bundle.KindAwaitTreeJSON {
-		return s.scanAwaitTreeJSON(p, r, qs, meta)
-	}
-	mode := modePlain
-	if c.Kind == bundle.KindLog || c.Kind == bundle.KindPreviousLog {
-		mode = modeLog
-	}
-	judge := func(line []byte, n int) {
-		if mode == modeLog {
-			s.scanLogLine(line, n, qs, meta)
-		} else {
-			s.scanPlainLine(line, n, qs, meta)
-		}
+	meta := &fileMeta{path: p, pod: c.Pod, container: c.Container, name: c.Name, kind: c.Kind,
+		log: c.Kind == bundle.KindLog || c.Kind == bundle.KindPreviousLog}
+	st := FileStats{Path: p, Pod: c.Pod, Container: c.Container, Kind: c.Kind}
+	defer func() { s.files = append(s.files, st) }()
+	f := &fileScan{s: s, meta: meta, qs: qs, log: meta.log, st: &st}
+	f.smp.st = &st
+	if c.Kind == bundle.KindAwaitTreeJSON && len(qs) > 0 {
+		return s.scanAwaitTreeJSON(p, r, qs, meta, &st)
 	}
 	var err error
 	if g, ok := fileGates(qs); ok {
-		err = s.scanBlocks(p, r, g, judge)
+		err = f.scanBlocks(p, r, g)
 	} else {
-		err = s.scanLineByLine(p, r, 0, judge)
+		err = f.scanLines(p, r, 0)
 	}
+	f.finish()
 	if err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	}
 	return nil
-}
-
-func (s *Scanner) scanLogLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
-	sectionHeaders(raw, qs)
-	h := scanHead(raw)
-	text, level := raw[h.body:], h.level
-	if h.json {
-		if !s.jsonCandidate(text, qs) {
-			return
-		}
-		if out, f, ok := renderJSONLine(s.json[:0], text); ok {
-			s.json, text, level = out, out, f.level
-		}
-	}
-	s.lowerOK, s.ks = false, ksUnknown
-	for _, q := range qs {
-		if q.minLevel != levelNone && level != levelNone && level < q.minLevel {
-			continue
-		}
-		if !q.pre.match(text, s) || !q.re.Match(text) {
-			continue
-		}
-		s.record(q, meta, n, raw, modeLog)
-	}
 }
 
 // sectionHeaders notes the captures of a section header line for the
@@ -316,16 +289,6 @@ func sectionHeaders(raw []byte, qs []*scanQuery) {
 			}
 		}
 		q.section = sec
-	}
-}
-
-func (s *Scanner) scanPlainLine(raw []byte, n int, qs []*scanQuery, meta *fileMeta) {
-	sectionHeaders(raw, qs)
-	s.lowerOK, s.ks = false, ksUnknown
-	for _, q := range qs {
-		if q.pre.match(raw, s) && q.re.Match(raw) {
-			s.record(q, meta, n, raw, modePlain)
-		}
 	}
 }
 
@@ -370,8 +333,12 @@ func hasHardEscape(b []byte) bool {
 	}
 }
 
-func (s *Scanner) scanAwaitTreeJSON(p string, r io.Reader, qs []*scanQuery, meta *fileMeta) error {
+func (s *Scanner) scanAwaitTreeJSON(p string, r io.Reader, qs []*scanQuery, meta *fileMeta, st *FileStats) error {
 	data, err := io.ReadAll(io.LimitReader(r, maxAwaitTreeBytes+1))
+	st.Lines = bytes.Count(data, nl)
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		st.Lines++
+	}
 	if err != nil {
 		return fmt.Errorf("%s: %w", p, err)
 	}
@@ -381,13 +348,14 @@ func (s *Scanner) scanAwaitTreeJSON(p string, r io.Reader, qs []*scanQuery, meta
 	if !gjson.ValidBytes(data) {
 		return fmt.Errorf("%s: invalid JSON", p)
 	}
+	f := &fileScan{s: s, meta: meta, qs: qs}
 	walkStrings(gjson.ParseBytes(data), "", func(key, v string) {
 		for v != "" {
 			var l string
 			l, v, _ = strings.Cut(v, "\n")
 			l = strings.TrimSuffix(l, "\r")
 			s.line = append(append(append(s.line[:0], key...), ": "...), l...)
-			s.scanPlainLine(s.line, 0, qs, meta)
+			f.judge(s.line, nil, func(q *scanQuery) { s.record(q, meta, hit{raw: s.line, n: 0}, q.section) })
 		}
 	})
 	return nil
@@ -416,10 +384,10 @@ func walkStrings(v gjson.Result, path string, fn func(path, s string)) {
 
 // record counts a match and keeps it when it falls in the first or the
 // last half of the query's rows.
-func (s *Scanner) record(q *scanQuery, meta *fileMeta, n int, raw []byte, mode lineMode) {
+func (s *Scanner) record(q *scanQuery, meta *fileMeta, h hit, section evidence.Row) {
 	q.count++
 	if len(q.head) < q.headCap {
-		q.head = append(q.head, q.row(meta, n, raw, mode, q.section))
+		q.head = append(q.head, q.row(meta, h, section))
 		return
 	}
 	if q.tailCap == 0 {
@@ -431,22 +399,36 @@ func (s *Scanner) record(q *scanQuery, meta *fileMeta, n int, raw []byte, mode l
 	sl := &q.tail[q.tailNext]
 	q.tailNext = (q.tailNext + 1) % q.tailCap
 	q.tailCount = min(q.tailCount+1, q.tailCap)
-	sl.file, sl.line, sl.mode, sl.section = meta, n, mode, q.section
-	if len(raw) > maxSlotBytes {
-		sl.raw, sl.row = sl.raw[:0], q.row(meta, n, raw, mode, q.section)
+	sl.file, sl.line, sl.section = meta, h.n, section
+	if len(h.raw)+len(h.ev) > maxSlotBytes {
+		sl.raw, sl.ev, sl.prev, sl.row = sl.raw[:0], sl.ev[:0], sl.prev[:0], q.row(meta, h, section)
 		return
 	}
-	sl.raw, sl.row = append(sl.raw[:0], raw...), nil
+	sl.raw, sl.prev, sl.row = append(sl.raw[:0], h.raw...), append(sl.prev[:0], h.prev...), nil
+	sl.hasEv, sl.single = h.ev != nil, len(h.ev) == len(h.raw) && (len(h.ev) == 0 || &h.ev[0] == &h.raw[0])
+	if !sl.single {
+		sl.ev = append(sl.ev[:0], h.ev...)
+	}
 }
 
-// row turns a matched line into its row.
-func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode, section evidence.Row) evidence.Row {
-	var ll Line
-	if mode == modeLog {
-		ll = ParseLine(raw)
-	} else {
-		ll = Line{Text: string(raw)}
+// row turns a match into its row.
+func (q *scanQuery) row(meta *fileMeta, h hit, section evidence.Row) evidence.Row {
+	var ll, ev Line
+	switch {
+	case !meta.log:
+		ll = Line{Text: string(h.raw)}
 		ll.Message = ll.Text
+		ev = ll
+	case h.ev == nil || bytes.Equal(h.ev, h.raw) && len(h.prev) == 0:
+		ll = ParseLine(h.raw)
+		ev = ll
+	default:
+		ll = ParseLine(h.raw)
+		var prev []byte
+		if len(h.prev) > 0 {
+			prev = h.prev
+		}
+		ev = parseEventText(h.ev, prev)
 	}
 	r := evidence.Row{}
 	for k, v := range section {
@@ -466,12 +448,12 @@ func (q *scanQuery) row(meta *fileMeta, n int, raw []byte, mode lineMode, sectio
 	r["pod"] = meta.pod
 	r["container"] = meta.container
 	r["path"] = meta.path
-	r["line"] = n
-	r["time"] = ll.Time
+	r["line"] = h.n
+	r["time"] = ev.Time
 	r["text"] = evidence.CutUTF8(ll.Text, maxLogTextBytes)
-	r["message"] = evidence.CutUTF8(ll.Message, maxLogMessageBytes)
-	r["level"] = ll.Level
-	r["target"] = ll.Target
+	r["message"] = evidence.CutUTF8(ev.Message, maxLogMessageBytes)
+	r["level"] = ev.Level
+	r["target"] = ev.Target
 	r["previous"] = meta.kind == bundle.KindPreviousLog
 	r["kind"] = meta.kind.String()
 	if meta.name != "" {
@@ -499,7 +481,14 @@ func (s *Scanner) Results(name string) (rows []evidence.Row, count int, files in
 		if sl.row != nil {
 			rows = append(rows, maps.Clone(sl.row))
 		} else {
-			rows = append(rows, q.row(sl.file, sl.line, sl.raw, sl.mode, sl.section))
+			h := hit{raw: sl.raw, n: sl.line, prev: sl.prev}
+			switch {
+			case sl.hasEv && sl.single:
+				h.ev = sl.raw
+			case sl.hasEv:
+				h.ev = sl.ev
+			}
+			rows = append(rows, q.row(sl.file, h, sl.section))
 		}
 	}
 	return rows, q.count, q.files

@@ -114,13 +114,19 @@ func TestLogScanFormats(t *testing.T) {
 				t.Errorf("watermarks time %v", r["time"])
 			}
 
+			// A continuation line's row is its event's: the time, level and
+			// message of the "Memory outline:" line above it, and its own
+			// text and number. After a JSON line, which is a whole event,
+			// the same lines stand alone: no level, no time of their own.
 			r = lsResults(t, s, "r/outline", 1)[0]
-			if r["total"] != "8.00 GiB" || r["line"] != 3 || r["level"] != "" {
-				t.Errorf("outline row: %v", r)
+			wantLevel, wantTime := "INFO", utc("2026-11-29T20:41:07.223456Z")
+			wantMessage := "Memory outline:\n> total_memory: 8.00 GiB\n>     compute_memory: 2.40 GiB"
+			if file == "json.log" {
+				wantLevel, wantTime, wantMessage = "", time.Time{}, "> total_memory: 8.00 GiB"
 			}
-			wantTime := time.Time{} // a continuation line has no time of its own...
-			if file == "kubectl.log" {
-				wantTime = utc("2026-11-29T20:41:09.7Z") // ...but the kubectl prefix gives one
+			if r["total"] != "8.00 GiB" || r["line"] != 3 || r["level"] != wantLevel || r["text"] != "> total_memory: 8.00 GiB" ||
+				r["message"] != wantMessage {
+				t.Errorf("outline row: %v", r)
 			}
 			if !r["time"].(time.Time).Equal(wantTime) {
 				t.Errorf("outline time %v, want %v", r["time"], wantTime)
