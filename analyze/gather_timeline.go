@@ -102,6 +102,7 @@ func (t *timelineTap) tee(e *bundle.Entry) (io.Reader, func()) {
 	} else {
 		ft := &logFileTap{t: t, path: e.Path, pod: e.Pod, container: e.Container, previous: e.Kind == bundle.KindPreviousLog}
 		ft.lines = lineSplitter{fn: ft.line}
+		ft.events.MinLevel = t.minLevel
 		sink = ft
 	}
 	r := io.TeeReader(e, sink)
@@ -164,13 +165,16 @@ func (s *lineSplitter) finish() {
 	}
 }
 
-// logFileTap keeps one log file's lines at or above the timeline's level:
-// the first and the last timelineFileLines/2.
+// logFileTap keeps one log file's events at or above the timeline's level
+// (a line and the lines that continue it; a panic is an ERROR event with
+// the time of the line before it): the first and the last
+// timelineFileLines/2.
 type logFileTap struct {
 	t                    *timelineTap
 	path, pod, container string
 	previous             bool
 	lines                lineSplitter
+	events               logs.Events
 
 	head     []TimelineEntry
 	tail     []TimelineEntry // a ring once full
@@ -183,11 +187,13 @@ type logFileTap struct {
 func (f *logFileTap) Write(p []byte) (int, error) { return f.lines.Write(p) }
 
 func (f *logFileTap) line(raw []byte, n int) {
-	level := logs.LineLevel(raw)
-	if level == 0 || level < f.t.minLevel {
-		return
+	if ev, ok := f.events.Add(raw, n); ok {
+		f.event(ev)
 	}
-	ll := logs.ParseLine(raw)
+}
+
+func (f *logFileTap) event(ev logs.Event) {
+	ll, n, level := ev.Line, ev.First, logs.ParseLevel(ev.Level)
 	if ll.Time.IsZero() {
 		f.untimed++
 		return
@@ -214,6 +220,9 @@ func (f *logFileTap) line(raw []byte, n int) {
 
 func (f *logFileTap) finish() {
 	f.lines.finish()
+	if ev, ok := f.events.Flush(); ok {
+		f.event(ev)
+	}
 	f.t.logs = append(f.t.logs, f.head...)
 	f.t.logs = append(f.t.logs, f.tail[f.next:]...)
 	f.t.logs = append(f.t.logs, f.tail[:f.next]...)

@@ -216,6 +216,47 @@ func TestTimelineOptions(t *testing.T) {
 	}
 }
 
+// A Rust panic, which RisingWave prints without a time or level, is an
+// ERROR entry at the time of the line before it (or of its kubectl prefix),
+// with its message, whether the message is on the header line (before Rust
+// 1.73) or on the next; its backtrace adds no entry.
+func TestTimelineShowsPanics(t *testing.T) {
+	files := map[string]string{
+		"logs/rw-compute-0/compute.previous.log": "" +
+			"  2023-08-02T07:10:44.61803Z  INFO risingwave_compute::server: Starting compute node\n" +
+			"    at src/compute/src/server.rs:90\n" +
+			"\n" +
+			"thread 'risingwave-streaming-actor' panicked at 'attempt to subtract with overflow', src/stream/src/executor/over_window/general.rs:412:21\n" +
+			"note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+		"logs/rw-meta-0/meta.log": "" +
+			"2026-03-09T02:11:45.170034Z  INFO risingwave_meta::barrier::worker: recovery success\n" +
+			"thread 'rw-main' (11) panicked at src/meta/src/barrier/info.rs:1288:30:\n" +
+			"fragment should exist\n" +
+			"stack backtrace:\n" +
+			"   0: __rustc::rust_begin_unwind\n" +
+			"             at /rustc/9f3a2bd1b4c54e0c2e1a3f1d7d9e8c6b5a4f3e2d/library/std/src/panicking.rs:698:5\n",
+		"logs/rw-compute-1/compute.log": "" +
+			"2025-04-22T16:44:02.903411207Z 2025-04-22T16:44:02.903Z  INFO risingwave_compute::server: Starting compute node\n" +
+			"2025-04-22T16:51:19.118034765Z thread 'rw-streaming' panicked at src/stream/src/executor/merge.rs:303:21:\n" +
+			"2025-04-22T16:51:19.118041023Z upstream actor 12 not found\n" +
+			"2025-04-22T16:51:19.118042371Z note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
+	}
+	_, x := tlInvestigate(t, files, TimelineOptions{})
+	tlCheck(t, x.Timeline.Entries, []tlWant{
+		{SourceLog, "2023-08-02T07:10:44.61803Z", "logs/rw-compute-0/compute.previous.log:4",
+			"thread 'risingwave-streaming-actor' panicked at 'attempt to subtract with overflow', src/stream/src/executor/over_window/general.rs:412:21"},
+		{SourceLog, "2025-04-22T16:51:19.118034765Z", "logs/rw-compute-1/compute.log:2",
+			"thread 'rw-streaming' panicked at src/stream/src/executor/merge.rs:303:21: upstream actor 12 not found"},
+		{SourceLog, "2026-03-09T02:11:45.170034Z", "logs/rw-meta-0/meta.log:2",
+			"thread 'rw-main' (11) panicked at src/meta/src/barrier/info.rs:1288:30: fragment should exist"},
+	})
+	for _, e := range x.Timeline.Entries {
+		if e.Level != "ERROR" {
+			t.Errorf("%s: level %q, want ERROR", entrySource(e), e.Level)
+		}
+	}
+}
+
 // While a container waits in CrashLoopBackOff its current and previous logs
 // hold the same run: its lines appear once, from the previous log.
 func TestTimelineDedupesCrashLoopLogs(t *testing.T) {
