@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/rwdiag/rwdiag/analyze/kube"
 	"github.com/rwdiag/rwdiag/bundle"
@@ -32,6 +33,31 @@ type fileInfo struct {
 	kind      bundle.Kind
 	pod       string
 	container string
+	// unparsed: a log in which none of the first lines parsed as a log
+	// event; it is not counted as read.
+	unparsed    bool
+	first, last time.Time // a log's first and last event times, when known
+}
+
+// noteLogStats takes what the log scanner saw of each file: its time span,
+// and whether any line parsed. A log of which no sampled line parsed is a
+// bundle problem, and is not counted as read by any log signal.
+func (ev *Gathered) noteLogStats() {
+	byPath := map[string]*fileInfo{}
+	for i := range ev.files {
+		byPath[ev.files[i].path] = &ev.files[i]
+	}
+	for _, st := range ev.Logs.Files() {
+		f := byPath[st.Path]
+		if f == nil {
+			continue
+		}
+		f.first, f.last = st.First, st.Last
+		if st.Sampled > 0 && st.Parsed == 0 && (f.kind == bundle.KindLog || f.kind == bundle.KindPreviousLog) {
+			f.unparsed = true
+			ev.problem("%s: none of its first %d lines parsed as a log line (no timestamp, level or JSON): not read", st.Path, st.Sampled)
+		}
+	}
 }
 
 // podsOf returns the pods of a component the bundle knows of, from
@@ -67,9 +93,45 @@ func (ev *Gathered) logFilesOf(kinds []bundle.Kind, component string) []fileInfo
 		if f.pod != "" && !kube.ComponentMatches(component, ev.Component(f.pod)) {
 			continue
 		}
+		if f.unparsed {
+			continue
+		}
 		out = append(out, f)
 	}
 	return out
+}
+
+// unparsedLogsOf are the logs of the component that could not be parsed.
+func (ev *Gathered) unparsedLogsOf(component string) []string {
+	var out []string
+	for _, f := range ev.files {
+		if f.unparsed && (f.pod == "" || kube.ComponentMatches(component, ev.Component(f.pod))) {
+			out = append(out, f.path)
+		}
+	}
+	return out
+}
+
+// logWindow is the span of the files' event times, e.g. "14:02-14:31"
+// (with dates when it crosses days).
+func logWindow(files []fileInfo) string {
+	var first, last time.Time
+	for _, f := range files {
+		if !f.first.IsZero() && (first.IsZero() || f.first.Before(first)) {
+			first = f.first
+		}
+		if f.last.After(last) {
+			last = f.last
+		}
+	}
+	if first.IsZero() || last.IsZero() {
+		return ""
+	}
+	first, last = first.UTC(), last.UTC()
+	if first.YearDay() != last.YearDay() || first.Year() != last.Year() {
+		return first.Format("2006-01-02 15:04") + " to " + last.Format("2006-01-02 15:04") + " UTC"
+	}
+	return first.Format("15:04") + "-" + last.Format("15:04") + " UTC"
 }
 
 // logCoverage is e.g. "compute logs of 2 of 3 pods (2 previous), 14:02-14:31".
@@ -97,6 +159,9 @@ func (ev *Gathered) logCoverage(files []fileInfo, component string) string {
 		s := fmt.Sprintf("%s logs of %d of %d pods", name, len(pods), max(len(pods), len(ev.podsOf(component))))
 		if prev > 0 {
 			s += fmt.Sprintf(" (%d previous)", prev)
+		}
+		if w := logWindow(files); w != "" {
+			s += ", " + w
 		}
 		parts = append(parts, s)
 	}
@@ -238,14 +303,22 @@ func (r *Report) examinedLines() []string {
 	var out []string
 	for _, rr := range r.examinedRules() {
 		var read, unread []string
+		bySame := map[string][]string{} // coverage -> signals that read it
+		var order []string
 		for _, e := range rr.Examined {
 			switch {
 			case !e.Decisive:
 			case e.Read:
-				read = append(read, e.Signal+": "+e.Coverage)
+				if bySame[e.Coverage] == nil {
+					order = append(order, e.Coverage)
+				}
+				bySame[e.Coverage] = append(bySame[e.Coverage], e.Signal)
 			default:
 				unread = append(unread, e.Signal)
 			}
+		}
+		for _, c := range order {
+			read = append(read, strings.Join(bySame[c], ", ")+": "+c)
 		}
 		line := fmt.Sprintf("%s (%s): ", rr.ID, rr.Status)
 		if len(read) > 0 {

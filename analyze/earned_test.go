@@ -184,3 +184,52 @@ func TestUnreadableIsNotMissing(t *testing.T) {
 		}
 	}
 }
+
+// A log in which no line parses is reported and not counted as read; the
+// logs that were read are given with their time span.
+func TestUnparsedLogIsNotRead(t *testing.T) {
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var garbage strings.Builder
+	for i := 0; i < 50; i++ {
+		garbage.WriteString("\x00\x01binary-ish noise that is no log line at all\n")
+	}
+	for p, body := range map[string]string{
+		"logs/rw-compute-0/compute.log": garbage.String(),
+		"logs/rw-meta-0/meta.log": "2026-11-30T14:02:11.000001Z  INFO risingwave_meta_node: Starting meta node\n" +
+			"2026-11-30T14:31:09.000001Z  INFO risingwave_meta::barrier::worker: recovery start!\n",
+	} {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rep, err := analyze.Analyze(context.Background(), dir, rs, bundle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := strings.Join(rep.Bundle.Problems, "\n"); !strings.Contains(p, "logs/rw-compute-0/compute.log: none of its first") {
+		t.Errorf("problems %q do not report the unparsable log", p)
+	}
+	for _, rr := range rep.Rules {
+		for _, e := range rr.Examined {
+			if rr.ID == "sink-blocking-barriers" && e.Signal == "errors" {
+				if e.Read || !strings.Contains(e.Coverage, "could be parsed") {
+					t.Errorf("sink errors: read=%v %q, want unread because the compute log did not parse", e.Read, e.Coverage)
+				}
+			}
+			if e.Kind == "log" && e.Read && strings.HasPrefix(e.Coverage, "meta logs") && !strings.Contains(e.Coverage, "14:02-14:31 UTC") {
+				t.Errorf("%s/%s: coverage %q lacks the logs' time span", rr.ID, e.Signal, e.Coverage)
+			}
+		}
+		if rr.ID == "sink-blocking-barriers" && rr.Status == analyze.RulePassed {
+			t.Errorf("sink-blocking-barriers passed on an unparsable compute log")
+		}
+	}
+}

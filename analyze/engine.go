@@ -510,6 +510,9 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 			if others := ev.logComponents(s.Log.Kinds); others != "" {
 				what += " (" + others + ")"
 			}
+			if bad := ev.unparsedLogsOf(s.component); len(bad) > 0 {
+				what = "no line of " + strings.Join(bad, ", ") + " could be parsed as a log line"
+			}
 			return ev.unavailable(what, "the "+s.component+" pods' logs (logs/<pod>/<container>.log: kubectl logs <pod> -c <container> --timestamps, and --previous)",
 				func(e bundle.CollectError) bool { return e.Step == "logs" }), nil
 		}

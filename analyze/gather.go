@@ -221,6 +221,7 @@ var knownRoles = []string{"meta", "compute", "frontend", "compactor", "standalon
 
 func (ev *Gathered) finish() {
 	ev.podsFromText()
+	ev.noteLogStats()
 	ev.components = map[string]string{}
 	for _, p := range ev.Pods {
 		if p.Component != "" {
