@@ -180,6 +180,9 @@ func (s *Sim) env(p *Pod) []envVar {
 		{name: "RUST_BACKTRACE", value: "1"},
 		{name: "RW_CONFIG_PATH", value: "/risingwave/config/risingwave.toml"},
 	}
+	if s.noBacktrace {
+		e = append(e[:2], e[3:]...)
+	}
 	if s.Logs.JSON {
 		e = append(e, envVar{name: "RISINGWAVE_CLOUD", value: "true"})
 	}

@@ -263,9 +263,10 @@ type Sink struct {
 	Target    string
 	From      *Job
 	Job       *Job
-	errRate   step // failed attempts per second (user_sink_error_cnt)
-	readLag   lin  // log store read lag behind the write epoch, seconds
-	rewind    step // kv log store rewinds per second
+	errRate   step        // failed attempts per second (user_sink_error_cnt)
+	readLag   lin         // log store read lag behind the write epoch, seconds
+	rewind    step        // kv log store rewinds per second
+	fails     []time.Time // when each write failed (variety samples' error metrics)
 }
 
 // Sim is one sample: the cluster, its catalog, its timeline and the
@@ -314,6 +315,9 @@ type Sim struct {
 	// Shape, when set, writes the sample in its release's exact shapes
 	// (the variety samples); the regular samples leave it nil.
 	Shape *Shapes
+	// noBacktrace leaves RUST_BACKTRACE out of the pods' environment, so
+	// that errors logged with ?err.as_report() carry no backtrace.
+	noBacktrace bool
 }
 
 // metaModel are the meta node's barrier and recovery knobs.

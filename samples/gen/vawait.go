@@ -343,7 +343,8 @@ func (s *Sim) writeVarietyDiagnose(b *bundleWriter) {
 func (s *Sim) v23Report(t time.Time, tree string) string {
 	var r strings.Builder
 	w := func(format string, args ...any) { fmt.Fprintf(&r, format, args...) }
-	w("report created at: %s UTC\nversion: %s (%s)\n\n", t.UTC().Format("2006-01-02 15:04:05.000000000"), s.Version.Semver, s.Version.GitSHA)
+	t = t.Add(time.Duration(s.rnd.IntN(1e9)))
+	w("report created at: %s UTC\nversion: %s (%s)\n\n", strings.TrimSuffix(chronoTime(t), "+00:00"), s.Version.Semver, s.Version.GitSHA)
 	var ntable, nmv, nsink int
 	for _, j := range s.Cat.Jobs {
 		switch j.Kind {
@@ -398,7 +399,7 @@ func (s *Sim) v23Report(t time.Time, tree string) string {
 		w("%s\n\n", h)
 	}
 	w("\n%s\n", tree)
-	evs := s.retainedEvents()
+	evs := s.vRetainedEvents()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
 	for i, sec := range []struct {
 		title, typ, key string

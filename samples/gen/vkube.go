@@ -321,16 +321,11 @@ func (s *Sim) writeVarietyKube(b *bundleWriter) {
 		}
 		return
 	}
-	// pods.json and events.json, then each pod's describe text; the
-	// workloads and services the collector also lists are left out (no rule
-	// reads them: the variety samples keep to what the rules read).
+	// pods.json and events.json only: the describe text, workloads and
+	// services the collector also takes are left out (the rules read pods;
+	// the describe shapes are in the variants that have only text).
 	saved := s.Handmade
 	s.Handmade = true
 	s.writeKube(b)
 	s.Handmade = saved
-	at = at.Add(1200 * time.Millisecond)
-	for _, p := range s.rwPodsByName() {
-		at = at.Add(140 * time.Millisecond)
-		b.writeString(bundle.DescribePath(p.Name), "kubectl describe pod "+p.Name+" -n "+s.Namespace, at, at.Add(95*time.Millisecond), s.describeV(p, s.Shape.Kubectl, at))
-	}
 }

@@ -232,8 +232,12 @@ func (s *Sim) vActorSpans(a *Actor, epoch uint64, op string, opIdx int) []span {
 	case !s.Version.atLeast(1, 10):
 		name = fmt.Sprintf("%s (actor %d)", name, a.ID) // trace.rs:37 at v1.5.0, pretty_identity
 	}
+	id := num("actor_id", a.ID)
+	if s.Version.atLeast(2, 7) {
+		id = disp("actor_id", fmt.Sprint(a.ID)) // `actor_id = %id` from v2.7.0 (actor.rs:241): a JSON string
+	}
 	actor := span{name: "actor", target: "risingwave_stream::executor::actor",
-		fields: []field{str("otel.name", fmt.Sprintf("Actor %d", a.ID)), num("actor_id", a.ID)}}
+		fields: []field{str("otel.name", fmt.Sprintf("Actor %d", a.ID)), id}}
 	if epoch != 0 {
 		actor.fields = append(actor.fields, num("prev_epoch", epoch-65536000), num("curr_epoch", epoch))
 	}

@@ -16,6 +16,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -298,24 +299,38 @@ func (w *vscrape) vbackfills() {
 // gauge whose collect() drains the counts: each scrape shows the errors since
 // the previous one, and the family is missing when there were none;
 // [connector_name, executor_id, error_msg] up to v1.7, [error_type, sink_id,
-// sink_name, fragment_id] from v1.8. user_sink_error_cnt (v2.7+) counts.
+// sink_name, fragment_id] from v1.8 (at v1.4-v1.7 one series per actor,
+// by executor). user_sink_error_cnt (v2.7+) counts.
 func (w *vscrape) vsinks() {
 	s, t, v := w.s, w.t, w.s.Version
 	for _, g := range w.actorGroups("sink", false) {
 		sk := g.f.Job.Sink
-		if sk == nil || sk.errRate == nil {
+		if sk == nil || len(sk.fails) == 0 {
 			continue
 		}
+		// The failures of the group's actors, in (from, t]: the i-th
+		// failure is the i-th actor's, round robin.
+		count := func(from time.Time) float64 {
+			n := 0
+			for i, f := range sk.fails {
+				if slices.Contains(g.actors, g.f.Actors[i%len(g.f.Actors)]) && f.After(from) && !f.After(t) {
+					n++
+				}
+			}
+			return float64(n)
+		}
 		kv := []string{"error_type", "sink_executor_error", "sink_id", strconv.Itoa(sk.ID), "sink_name", sk.Name, "fragment_id", strconv.Itoa(g.f.ID)}
+		if !v.atLeast(1, 8) {
+			// src/stream/src/executor/sink.rs:355 at v1.5.0: the connector, the
+			// executor's identity and the SinkError's text.
+			kv = []string{"connector_name", sk.Connector, "executor_id", s.execName("Sink", g.actors[0].ID, 3),
+				"error_msg", "Kafka error: Message production error: MessageTimedOut (Local: Message timed out)"}
+		}
 		switch {
 		case v.atLeast(2, 7):
-			w.sample("user_sink_error_cnt", "counter", "Sink errors in the system, queryable by tags", math.Floor(sk.errRate.integral(w.r.start, t)), kv...)
+			w.sample("user_sink_error_cnt", "counter", "Sink errors in the system, queryable by tags", count(w.r.start), kv...)
 		case v.atLeast(1, 4):
-			from := t.Add(-s.ScrapeEvery)
-			if from.Before(w.r.start) {
-				from = w.r.start
-			}
-			if n := math.Floor(sk.errRate.integral(from, t) + 0.5); n > 0 {
+			if n := count(t.Add(-s.ScrapeEvery)); n > 0 {
 				w.sample("user_sink_error", "gauge", "Sink errors in the system, queryable by tags", n, kv...)
 			}
 		}

@@ -142,7 +142,7 @@ var null = cell{null: true}
 func cv(v string) cell    { return cell{v: v} }
 func ci(n int) cell       { return cell{v: strconv.Itoa(n)} }
 func cb(b bool) cell      { return cell{v: boolText(b)} }
-func ct(t time.Time) cell { return cell{v: pgTime(t)} }
+func ct(t time.Time) cell { return cell{v: chronoTime(t.Truncate(time.Millisecond))} } // epochs are in ms
 
 // crow is one row, by column name.
 type crow map[string]cell
@@ -443,7 +443,7 @@ func (s *Sim) catalogRows(rel string) []crow {
 				assoc = ci(src.Job.ID)
 			}
 			out = append(out, crow{"id": ci(src.ID), "name": cv(src.Name), "schema_id": ci(c.SchemaID), "owner": ci(1), "connector": cv("KAFKA"),
-				"columns": cv(sourceColumns(src)), "row_format": cv("JSON"), "format": cv("PLAIN"), "row_encode": cv("JSON"), "append_only": cb(true),
+				"columns": cv(vSourceColumns(src)), "row_format": cv("JSON"), "format": cv("PLAIN"), "row_encode": cv("JSON"), "append_only": cb(true),
 				"associated_table_id": assoc, "connection_id": null, "definition": cv(src.Job.Definition), "acl": cv("{root=r/root}"),
 				"initialized_at": ct(src.Job.Init), "created_at": ct(src.Job.Created), "initialized_at_cluster_version": cv(v.Semver),
 				"created_at_cluster_version": cv(v.Semver), "is_shared": cb(src.Shared), "connector_props": cv(propsJSONB(src.Props)),
@@ -516,7 +516,7 @@ func (s *Sim) catalogRows(rel string) []crow {
 			out = append(out, crow{"fragment_id": cv(r[0]), "fragment_type": cv("{" + r[1] + "}"), "node_name": cv(r[2]), "table_id": cv(r[3]), "rate_limit": cv(r[4])})
 		}
 	case "rw_event_logs":
-		for i, e := range s.retainedEvents() {
+		for i, e := range s.vRetainedEvents() {
 			out = append(out, crow{"unique_id": cv(uuidFor(fmt.Sprint(s.Dir, "event", i))), "timestamp": ct(e.t), "event_type": cv(e.typ), "info": cv(jsonbText(e.info))})
 		}
 	case "rw_kafka_job_lag", "rw_kafka_source_metrics":
@@ -526,4 +526,41 @@ func (s *Sim) catalogRows(rel string) []crow {
 		panic("no rows for " + rel)
 	}
 	return out
+}
+
+// vRetainedEvents are the event log rows the meta leader still holds: the
+// newest event_log_channel_max_size (10) of each channel, oldest first;
+// every recovery event shares one channel
+// (src/meta/src/manager/event_log.rs:150-185 at v2.3.0).
+func (s *Sim) vRetainedEvents() []rwEvent {
+	evs := append([]rwEvent(nil), s.eventLog...)
+	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
+	kept := map[string]int{}
+	var out []rwEvent
+	metaStart := s.pod("meta").current().start
+	for _, e := range evs {
+		if e.t.Before(metaStart) {
+			continue // the event log lives in the meta leader's memory
+		}
+		ch := e.typ
+		if strings.HasPrefix(ch, "GLOBAL_RECOVERY_") || strings.HasPrefix(ch, "DATABASE_RECOVERY_") {
+			ch = "recovery"
+		}
+		if kept[ch] < 10 {
+			kept[ch]++
+			out = append(out, e)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].t.Before(out[j].t) })
+	return out
+}
+
+// vSourceColumns lists a source's columns as rw_sources prints them: the
+// declared ones and the hidden _row_id (a source has one as a table does).
+func vSourceColumns(src *Source) string {
+	cols := strings.TrimSuffix(sourceColumns(src), "}")
+	if src.Job.Kind == "table" {
+		return cols + "}"
+	}
+	return cols + ",_row_id}"
 }
