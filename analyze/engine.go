@@ -138,6 +138,24 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 	return findings, res
 }
 
+// nameOf is the name a subject is shown by (subject.name), else its value;
+// env's subject becomes the name and subject_id the value.
+func (r *Rule) nameOf(subj string, env map[string]any) (string, error) {
+	if r.subjectName == nil {
+		return subj, nil
+	}
+	v, err := expr.Run(r.subjectName, env)
+	if err != nil {
+		return "", fmt.Errorf("subject.name for %s: %w", subj, err)
+	}
+	if s := fmt.Sprint(v); v != nil && s != "" {
+		env["subject_id"] = subj
+		env["subject"] = s
+		return s, nil
+	}
+	return subj, nil
+}
+
 // inconclusive is the result of a rule that could not be decided.
 func (r *Rule) inconclusive(res RuleResult, reason, collect string) ([]Finding, RuleResult) {
 	res.Status, res.Reason = RuleInconclusive, reason
@@ -181,7 +199,11 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 			}
 			if undecided {
 				fs, _ := r.inconclusive(RuleResult{}, r.undecidedReason, r.undecidedCollect)
-				f := r.finding(subj, r.SubjectKind)
+				name, err := r.nameOf(subj, senv)
+				if err != nil {
+					return nil, err
+				}
+				f := r.finding(name, r.SubjectKind)
 				f.Status, f.Summary = StatusInconclusive, fs[0].Summary
 				out = append(out, f)
 				continue
@@ -194,17 +216,11 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 		if !fired {
 			continue
 		}
-		if r.subjectName != nil {
-			v, err := expr.Run(r.subjectName, senv)
-			if err != nil {
-				return nil, fmt.Errorf("subject.name for %s: %w", subj, err)
-			}
-			if s := fmt.Sprint(v); v != nil && s != "" {
-				senv["subject_id"] = subj
-				subj = s
-				senv["subject"] = s
-			}
+		name, err := r.nameOf(subj, senv)
+		if err != nil {
+			return nil, err
 		}
+		subj = name
 		f, err := r.fire(subj, senv)
 		if err != nil {
 			return nil, err

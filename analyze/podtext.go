@@ -141,6 +141,14 @@ func (ev *Gathered) rowPod(r kubetext.PodRow) (kubetext.Pod, bool) {
 		c.LastState = c.State
 	case "CrashLoopBackOff":
 		c.State = kubetext.State{Kind: "Waiting", Reason: r.Status, Line: r.Line}
+	case "Running":
+		if r.Restarts == 0 {
+			return kubetext.Pod{}, false
+		}
+		// Restarted, running again: the restarts count, and why the last
+		// run ended is unknown (no lastState), which rules must not take
+		// for "no OOM".
+		c.State = kubetext.State{Kind: "Running", Line: r.Line}
 	default:
 		return kubetext.Pod{}, false
 	}
