@@ -89,36 +89,7 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 		return r.inconclusive(res, reason, collect)
 	}
 
-	available := map[string]bool{}
-	for name, sr := range results {
-		available[name] = sr.available
-	}
-	env := map[string]any{"bundle": map[string]any{"time": ev.Time, "version": ev.Info.RisingWaveVersion}, "available": available}
-	cluster := map[string][]Row{}
-	for name, sr := range results {
-		env[name] = sr.rows
-		cluster[name] = sr.rows
-	}
-	env["cluster"] = cluster
-	if r.undecided != nil && r.subjectField == "" {
-		env["subject"], env["subject_id"], env["subject_kind"] = "cluster", "cluster", r.SubjectKind
-		undecided, err := runBool(r.undecided, env)
-		if err != nil {
-			res.Status, res.Reason = RuleError, fmt.Sprintf("undecided.when: %v", err)
-			return nil, res
-		}
-		if undecided {
-			return r.inconclusive(res, r.undecidedReason, r.undecidedCollect)
-		}
-	}
-	var findings []Finding
-	var err error
-	switch {
-	case r.subjectField != "":
-		findings, err = r.perSubject(env, results)
-	default:
-		findings, err = r.once(env, results)
-	}
+	findings, err := r.decide(ev.bundleEnv(), results)
 	if err != nil {
 		res.Status, res.Reason = RuleError, err.Error()
 		return nil, res
@@ -138,6 +109,18 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 	return findings, res
 }
 
+// bind evaluates the rule's lets, in order, into env.
+func (r *Rule) bind(env map[string]any) error {
+	for _, l := range r.lets {
+		v, err := expr.Run(l.prog, env)
+		if err != nil {
+			return fmt.Errorf("let %s: %w", l.name, err)
+		}
+		env[l.name] = v
+	}
+	return nil
+}
+
 // nameOf is the name a subject is shown by (subject.name), else its value;
 // env's subject becomes the name and subject_id the value.
 func (r *Rule) nameOf(subj string, env map[string]any) (string, error) {
@@ -154,6 +137,30 @@ func (r *Rule) nameOf(subj string, env map[string]any) (string, error) {
 		return s, nil
 	}
 	return subj, nil
+}
+
+// bundleEnv is what expressions see as bundle.
+func (ev *Gathered) bundleEnv() map[string]any {
+	return map[string]any{"time": ev.Time, "version": ev.Info.RisingWaveVersion}
+}
+
+// decide evaluates a rule whose required inputs are there: per subject or
+// once, each with its lets, undecided and condition. It returns the firing
+// findings and those it could not decide.
+func (r *Rule) decide(bundleEnv map[string]any, results map[string]*signalResult) ([]Finding, error) {
+	available := map[string]bool{}
+	env := map[string]any{"bundle": bundleEnv, "available": available}
+	cluster := map[string][]Row{}
+	for name, sr := range results {
+		available[name] = sr.available
+		env[name] = sr.rows
+		cluster[name] = sr.rows
+	}
+	env["cluster"] = cluster
+	if r.subjectField != "" {
+		return r.perSubject(env, results)
+	}
+	return r.once(env, results)
 }
 
 // inconclusive is the result of a rule that could not be decided.
@@ -191,6 +198,9 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 			"cluster": env["cluster"], "bundle": env["bundle"], "available": env["available"]}
 		for name, sr := range results {
 			senv[name] = narrow(sr.rows, field, subj)
+		}
+		if err := r.bind(senv); err != nil {
+			return nil, fmt.Errorf("%s %s: %w", r.SubjectKind, subj, err)
 		}
 		if r.undecided != nil {
 			undecided, err := runBool(r.undecided, senv)
@@ -248,6 +258,19 @@ func narrow(rows []Row, field, subj string) []Row {
 // subject expression's result, or "cluster".
 func (r *Rule) once(env map[string]any, _ map[string]*signalResult) ([]Finding, error) {
 	env["subject"], env["subject_id"], env["subject_kind"] = "cluster", "cluster", r.SubjectKind
+	if err := r.bind(env); err != nil {
+		return nil, err
+	}
+	if r.undecided != nil {
+		undecided, err := runBool(r.undecided, env)
+		if err != nil {
+			return nil, fmt.Errorf("undecided.when: %w", err)
+		}
+		if undecided {
+			fs, _ := r.inconclusive(RuleResult{}, r.undecidedReason, r.undecidedCollect)
+			return fs, nil
+		}
+	}
 	fired, err := runBool(r.condition, env)
 	if err != nil || !fired {
 		return nil, err

@@ -131,8 +131,8 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 			metricOnly[s.Name] = &signalResult{rows: nonNil(got), available: true}
 			upTo[s.Name] = metricOnly[s.Name]
 		}
-		noteFirst(alone, r.findingsFrom(metricOnly), i)
-		noteFirst(withEvents, r.findingsFrom(upTo), i)
+		noteFirst(alone, r.findingsFrom(ev.bundleEnv(), metricOnly), i)
+		noteFirst(withEvents, r.findingsFrom(ev.bundleEnv(), upTo), i)
 	}
 	out := map[string]*MetricHistory{}
 	for _, f := range fs {
@@ -171,7 +171,7 @@ func noteFirst(first map[string]int, fs []Finding, i int) {
 
 // findingsFrom decides a rule on given signal results, as evaluateRule does
 // after evaluating the signals; it returns the firing findings.
-func (r *Rule) findingsFrom(results map[string]*signalResult) []Finding {
+func (r *Rule) findingsFrom(bundleEnv map[string]any, results map[string]*signalResult) []Finding {
 	avail := map[string]any{}
 	ok := true
 	for name, sr := range results {
@@ -184,18 +184,12 @@ func (r *Rule) findingsFrom(results map[string]*signalResult) []Finding {
 	if !ok {
 		return nil
 	}
-	env := map[string]any{}
-	cluster := map[string][]Row{}
-	for name, sr := range results {
-		env[name] = sr.rows
-		cluster[name] = sr.rows
-	}
-	env["cluster"] = cluster
+	all, _ := r.decide(bundleEnv, results)
 	var fs []Finding
-	if r.subjectField != "" {
-		fs, _ = r.perSubject(env, results)
-	} else {
-		fs, _ = r.once(env, results)
+	for _, f := range all {
+		if f.Status == StatusFiring {
+			fs = append(fs, f)
+		}
 	}
 	return fs
 }

@@ -537,6 +537,29 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 
 	// Expressions.
 	env := conditionEnv(names)
+	for i, item := range rs.Let {
+		field := fmt.Sprintf("let[%d]", i)
+		if len(item) != 1 {
+			l.add(prefix, field, "want one name: expression per item, got %d", len(item))
+			continue
+		}
+		for name, src := range item {
+			_, isSignal := rs.Signals[name]
+			_, taken := env[name]
+			switch {
+			case !signalRE.MatchString(name):
+				l.add(prefix, field, "%q is not a lower_snake_case name", name)
+			case reserved[name] || isSignal || taken:
+				l.add(prefix, field, "%q is already a signal or a reserved name", name)
+			default:
+				p := l.compileExpr(prefix, field+"."+name, src, env)
+				if p != nil {
+					r.lets = append(r.lets, namedProgram{name: name, prog: p})
+				}
+				env[name] = typeWitness(p)
+			}
+		}
+	}
 	if rs.Requires != "" {
 		availEnv := map[string]any{}
 		for _, n := range names {
@@ -637,6 +660,20 @@ func oneLine(s string) string {
 	// expr's errors draw a caret under the source on extra lines; keep the
 	// message and the caret line readable on one line.
 	return strings.Join(strings.Fields(strings.ReplaceAll(s, "\n", " | ")), " ")
+}
+
+// typeWitness is a value of the type a compiled expression yields, for
+// type-checking the expressions that use its result: the zero value when
+// the type is known, else a pointer to an empty interface, which the
+// checker lets be used as anything.
+func typeWitness(p *vm.Program) any {
+	if p != nil {
+		if t := p.Node().Type(); t != nil && t.Kind() != reflect.Interface {
+			return reflect.Zero(t).Interface()
+		}
+	}
+	var v any
+	return &v
 }
 
 // conditionEnv is the environment a condition, value or subject expression

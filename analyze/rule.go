@@ -36,6 +36,7 @@ type ruleSpec struct {
 	Signals     map[string]signalSpec `yaml:"signals"`
 	Requires    string                `yaml:"requires"`
 	Undecided   *undecidedSpec        `yaml:"undecided"`
+	Let         []map[string]string   `yaml:"let"`
 	Condition   string                `yaml:"condition"`
 	Values      map[string]string     `yaml:"values"`
 	Summary     string                `yaml:"summary"`
@@ -167,6 +168,10 @@ type Rule struct {
 	// requiresNames are the signals the requires expression names; only
 	// their absence explains an inconclusive result.
 	requiresNames map[string]bool
+	// lets are the rule's named intermediate results, in order: each sees
+	// the signals and the lets before it, and the condition, values,
+	// subject expressions and undecided see them all.
+	lets          []namedProgram
 	condition     *vm.Program
 	values        []namedProgram
 	summary       *template.Template
