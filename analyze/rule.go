@@ -171,11 +171,11 @@ type Rule struct {
 	// lets are the rule's named intermediate results, in order: each sees
 	// the signals and the lets before it, and the condition, values,
 	// subject expressions and undecided see them all.
-	lets          []namedProgram
-	condition     *vm.Program
-	values        []namedProgram
-	summary       *template.Template
-	versions      version.Constraints
+	lets      []namedProgram
+	condition *vm.Program
+	values    []namedProgram
+	summary   *template.Template
+	versions  version.Constraints
 }
 
 type namedProgram struct {
