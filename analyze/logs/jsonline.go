@@ -4,23 +4,24 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/gjson"
 )
 
 // parseJSONLine parses a JSON log line: its rendering is the Text.
 func parseJSONLine(b []byte) (Line, bool) {
-	buf, f, ok := renderJSONLine(nil, b)
+	// One buffer for the object and, after it, its rendering, which is
+	// about as long. No one else holds the buffer and nothing writes to it
+	// once rendered, so the Line's strings share it, as strings.Builder
+	// does: no copy.
+	buf := append(make([]byte, 0, 2*len(b)+32), b...)
+	buf, f, ok := renderJSONLine(buf, b)
 	if !ok {
 		return Line{}, false
 	}
-	n := len(buf)
-	var sb strings.Builder // one allocation for the rendering and the object
-	sb.Grow(n + len(b))
-	sb.Write(buf)
-	sb.Write(b)
-	s := sb.String()
-	ll := Line{Text: s[:n], Level: levelNames[f.level], Target: f.target, Message: f.message, JSON: true, form: formJSON, jsonRaw: s[n:]}
+	s := unsafe.String(unsafe.SliceData(buf), len(buf))
+	ll := Line{Text: s[len(b):], Level: levelNames[f.level], Target: f.target, Message: f.message, JSON: true, form: formJSON, jsonRaw: s[:len(b)]}
 	if f.timestamp != "" {
 		ll.Time, _ = time.Parse(time.RFC3339Nano, f.timestamp)
 	}
