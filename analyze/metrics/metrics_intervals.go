@@ -21,8 +21,9 @@ import (
 //     rate() extrapolates only up to 1.1 sample spacings past the data, so a
 //     window much longer than the data would understate rates; with cover,
 //     rate() is the exact average over the data.
-//   - $__interval is scrape rounded up to a second (15s, Grafana's default
-//     scrape interval, when unknown).
+//   - $__interval is scrape rounded down to a second (15s, Grafana's default
+//     scrape interval, when unknown), so that `x offset $__interval` at a
+//     sample's time finds the sample before it even when scrapes run late.
 type metricIntervals struct {
 	scrape, span time.Duration
 }
@@ -52,9 +53,12 @@ func (iv metricIntervals) interval() time.Duration {
 	if iv.scrape <= 0 {
 		return 15 * time.Second
 	}
-	d := iv.scrape
-	if r := d % time.Second; r != 0 {
-		d += time.Second - r
+	// Down, not up: scrapes a few milliseconds late (15.005s apart) must
+	// still find the previous one at `x offset $__interval`; rounded up, the
+	// offset would reach past it to the one before.
+	d := iv.scrape.Truncate(time.Second)
+	if d <= 0 {
+		d = iv.scrape
 	}
 	return d
 }

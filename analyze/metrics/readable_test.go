@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -82,5 +83,25 @@ func TestComponents(t *testing.T) {
 	}
 	if got := s.Components(`process_cpu_seconds_total`); len(got) != 2 {
 		t.Errorf("Components = %v, want meta and compute", got)
+	}
+}
+
+// $__interval is the scrape spacing rounded down, so that at a late
+// scrape `x offset $__interval` still reaches the scrape before it.
+func TestIntervalFindsThePreviousLateScrape(t *testing.T) {
+	s := NewStore(nil)
+	base := time.Date(2026, 11, 30, 14, 0, 0, 0, time.UTC)
+	for i, v := range []string{"100", "200", "300", "120"} { // the last scrape steps back
+		at := base.Add(time.Duration(i) * 15005 * time.Millisecond)
+		if err := s.AddScrape("metrics/rw-compute-0/x.prom", "rw-compute-0", at, strings.NewReader("source_latest_message_id{partition=\"0\"} "+v+"\n")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rows, err := s.Query(context.Background(), `max(source_latest_message_id offset $__interval) - max(source_latest_message_id)`, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 || rows[0]["value"] != 180.0 {
+		t.Errorf("step back at the last scrape = %v, want 180 (300 before it, 120 now)", rows)
 	}
 }
