@@ -31,8 +31,10 @@ type Query struct {
 	// Container, when set, restricts log files to that container's. Files
 	// that belong to no container (describe, diagnose) are not restricted.
 	Container string
-	// MinLevel, when set, skips lines below that level; lines that state no
-	// level (continuation lines, other files) are kept.
+	// MinLevel, when set, skips events below that level: a log line is
+	// judged by its event's level (a continuation line by its head's, a
+	// panic is an ERROR); lines that belong to no event with a level (the
+	// lines before a log's first head, other files) are kept.
 	MinLevel string
 	// MaxRows bounds the rows kept (0 means DefaultMaxRows): the first
 	// half and the last half of the matches. Count stays exact.
