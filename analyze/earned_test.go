@@ -147,20 +147,11 @@ func TestUnreadableIsNotMissing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	for p, body := range map[string]string{
+	dir := writeBundle(t, map[string]string{
 		"kubernetes/pods.json":    "{\"apiVersion\": \"v1\", \"items\": [\n  {\"metadata\": \n",
 		"sql/rw_sinks.csv":        "id,name,connector\n1,\"unterminated,kafka\n",
 		"diagnose/await-tree.txt": "Error: failed to connect to meta at http://rw-meta:5690\n",
-	} {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	rep, err := analyze.Analyze(context.Background(), dir, rs, bundle.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -192,24 +183,15 @@ func TestUnparsedLogIsNotRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
 	var garbage strings.Builder
 	for i := 0; i < 50; i++ {
 		garbage.WriteString("\x00\x01binary-ish noise that is no log line at all\n")
 	}
-	for p, body := range map[string]string{
+	dir := writeBundle(t, map[string]string{
 		"logs/rw-compute-0/compute.log": garbage.String(),
 		"logs/rw-meta-0/meta.log": "2026-11-30T14:02:11.000001Z  INFO risingwave_meta_node: Starting meta node\n" +
 			"2026-11-30T14:31:09.000001Z  INFO risingwave_meta::barrier::worker: recovery start!\n",
-	} {
-		full := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	rep, err := analyze.Analyze(context.Background(), dir, rs, bundle.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -232,4 +214,20 @@ func TestUnparsedLogIsNotRead(t *testing.T) {
 			t.Errorf("sink-blocking-barriers passed on an unparsable compute log")
 		}
 	}
+}
+
+// writeBundle writes files (bundle path -> content) into a new directory.
+func writeBundle(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, body := range files {
+		full := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
 }

@@ -50,14 +50,7 @@ func TestPodsFromKubectlText(t *testing.T) {
 		{"describe near misses", "kubernetes/describe/pods.txt", "v1.28-describe-near-misses.txt", nil, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			p := filepath.Join(dir, filepath.FromSlash(tc.path))
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, fixtureBody(t, tc.fixture), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := writeBundle(t, map[string]string{tc.path: string(fixtureBody(t, tc.fixture))})
 			rep, err := analyze.Analyze(context.Background(), dir, rs, bundle.Options{})
 			if err != nil {
 				t.Fatal(err)
