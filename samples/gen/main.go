@@ -75,25 +75,46 @@ func generateAll(out, only string, scale int) error {
 
 // generateWith generates the samples into out, large ones when lg is set.
 func generateWith(out, only string, scale int, lg large) error {
-	if scale < 1 {
-		return fmt.Errorf("-scale must be at least 1, not %d", scale)
+	if err := checkScale(scale); err != nil {
+		return err
 	}
-	found := false
-	for _, sc := range scenarios {
-		if only != "" && sc.name != only {
-			continue
-		}
-		found = true
+	names := make([]string, len(scenarios))
+	for i, sc := range scenarios {
+		names[i] = sc.name
+	}
+	return eachNamed(names, only, "no sample %q; the samples are %s", func(i int) error {
+		sc := scenarios[i]
 		if err := generate(sc, filepath.Join(out, sc.name), scale, lg); err != nil {
 			return fmt.Errorf("%s: %w", sc.name, err)
 		}
+		return nil
+	})
+}
+
+// checkScale rejects a -scale below 1.
+func checkScale(scale int) error {
+	if scale < 1 {
+		return fmt.Errorf("-scale must be at least 1, not %d", scale)
+	}
+	return nil
+}
+
+// eachNamed calls gen with the index of every name, or of only the one
+// equal to only when only is set. When only matches none, the error is
+// notFound formatted with only and the names, comma-separated.
+func eachNamed(names []string, only, notFound string, gen func(i int) error) error {
+	found := false
+	for i, name := range names {
+		if only != "" && name != only {
+			continue
+		}
+		found = true
+		if err := gen(i); err != nil {
+			return err
+		}
 	}
 	if !found {
-		var names []string
-		for _, sc := range scenarios {
-			names = append(names, sc.name)
-		}
-		return fmt.Errorf("no sample %q; the samples are %s", only, strings.Join(names, ", "))
+		return fmt.Errorf(notFound, only, strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -108,10 +129,7 @@ type scenario struct {
 // generate builds a scenario and writes its bundle to dir, replacing
 // whatever was there.
 func generate(sc scenario, dir string, scale int, lg large) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := emptyDir(dir); err != nil {
 		return err
 	}
 	s := &Sim{Dir: sc.name, Seed: sc.seed, Scale: scale, Large: lg, rnd: newRand(sc.seed, "sim")}
@@ -135,27 +153,41 @@ func generate(sc scenario, dir string, scale int, lg large) error {
 	if s.Handmade {
 		return b.finish(nil)
 	}
+	version := "v" + strings.TrimPrefix(s.Version.Semver, "v")
+	if s.Version.Nightly {
+		version = s.Version.Tag
+	}
+	return b.finish(s.manifest(b, version))
+}
+
+// emptyDir replaces dir, and whatever was in it, with an empty directory.
+func emptyDir(dir string) error {
+	if err := os.RemoveAll(dir); err != nil {
+		return err
+	}
+	return os.MkdirAll(dir, 0o755)
+}
+
+// manifest is the manifest of the bundle b holds, collected from s running
+// version: it finishes 0.8 s after the last file.
+func (s *Sim) manifest(b *bundleWriter, version string) *bundle.Manifest {
 	var last time.Time
 	for _, f := range b.files {
 		if f.Finished.After(last) {
 			last = f.Finished
 		}
 	}
-	m := &bundle.Manifest{
+	return &bundle.Manifest{
 		FormatVersion:     bundle.FormatVersion,
 		Tool:              bundle.Tool{Name: toolName, Version: toolVersion},
 		CollectedAt:       s.Collect.Add(-1500 * time.Millisecond).UTC(),
 		FinishedAt:        last.Add(800 * time.Millisecond).UTC(),
 		Namespace:         s.Namespace,
 		Cluster:           s.Cluster,
-		RisingWaveVersion: "v" + strings.TrimPrefix(s.Version.Semver, "v"),
+		RisingWaveVersion: version,
 		Complete:          true,
 		Redaction:         s.redaction(),
 	}
-	if s.Version.Nightly {
-		m.RisingWaveVersion = s.Version.Tag
-	}
-	return b.finish(m)
 }
 
 // redaction counts what the collector would have redacted.

@@ -14,12 +14,7 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
-	"time"
-
-	"github.com/rwdiag/rwdiag/bundle"
 )
 
 // logFormat is how a release writes its log lines.
@@ -94,36 +89,26 @@ const maxVarietyBytes = 300 << 10
 // generateVariety writes the variety samples (or the one named only) into
 // out/variety/.
 func generateVariety(out, only string, scale int) error {
-	if scale < 1 {
-		return fmt.Errorf("-scale must be at least 1, not %d", scale)
+	if err := checkScale(scale); err != nil {
+		return err
 	}
-	found := false
-	for _, v := range variants {
-		if only != "" && v.name != only {
-			continue
-		}
-		found = true
+	names := make([]string, len(variants))
+	for i, v := range variants {
+		names[i] = v.name
+	}
+	return eachNamed(names, only, "no variety sample %q; they are %s", func(i int) error {
+		v := variants[i]
 		if err := generateVariant(v, filepath.Join(out, varietyDir, v.name), scale); err != nil {
 			return fmt.Errorf("%s/%s: %w", varietyDir, v.name, err)
 		}
-	}
-	if !found {
-		var names []string
-		for _, v := range variants {
-			names = append(names, v.name)
-		}
-		return fmt.Errorf("no variety sample %q; they are %s", only, strings.Join(names, ", "))
-	}
-	return nil
+		return nil
+	})
 }
 
 // generateVariant builds one variety sample and writes its bundle to dir,
 // replacing whatever was there.
 func generateVariant(v variant, dir string, scale int) error {
-	if err := os.RemoveAll(dir); err != nil {
-		return err
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	if err := emptyDir(dir); err != nil {
 		return err
 	}
 	s := &Sim{Dir: varietyDir + "/" + v.name, Seed: v.seed, Scale: scale, rnd: newRand(v.seed, "sim")}
@@ -138,24 +123,7 @@ func generateVariant(v variant, dir string, scale int) error {
 	s.writeLogs(b)
 	s.writeVarietyDiagnose(b)
 	s.writeVarietySQL(b)
-	var last time.Time
-	for _, f := range b.files {
-		if f.Finished.After(last) {
-			last = f.Finished
-		}
-	}
-	m := &bundle.Manifest{
-		FormatVersion:     bundle.FormatVersion,
-		Tool:              bundle.Tool{Name: toolName, Version: toolVersion},
-		CollectedAt:       s.Collect.Add(-1500 * time.Millisecond).UTC(),
-		FinishedAt:        last.Add(800 * time.Millisecond).UTC(),
-		Namespace:         s.Namespace,
-		Cluster:           s.Cluster,
-		RisingWaveVersion: s.Version.Tag,
-		Complete:          true,
-		Redaction:         s.redaction(),
-	}
-	return b.finish(m)
+	return b.finish(s.manifest(b, s.Version.Tag))
 }
 
 // varietySetup is setup for a variety sample: its shapes, and the metric
