@@ -29,13 +29,13 @@ func fmtElapsed(s float64) string {
 	return fmt.Sprintf("%.3fms", s*1000)
 }
 
-// render prints an await tree: `!!!` marks a span that is not long-running
-// and has lasted at least 10 s.
-func (n *atNode) render(b *strings.Builder, depth int) {
-	b.WriteString(strings.Repeat("  ", depth))
-	b.WriteString(n.name)
+// render prints an await tree as await-tree does: `{:.3?}` durations,
+// `!!!` on a span that is not long-running and has lasted at least 10 s
+// (the root only when markRoot: not in await-tree 0.1, as v1.0-v2.x ship it).
+func (n *atNode) render(b *strings.Builder, depth int, markRoot bool) {
+	b.WriteString(strings.Repeat("  ", depth) + n.name)
 	mark := ""
-	if n.elapsed >= 10 && !n.long {
+	if n.elapsed >= 10 && !n.long && (depth > 0 || markRoot) {
 		mark = "!!! "
 	}
 	fmt.Fprintf(b, " [%s%s]", mark, fmtElapsed(n.elapsed))
@@ -44,8 +44,33 @@ func (n *atNode) render(b *strings.Builder, depth int) {
 	}
 	b.WriteByte('\n')
 	for _, c := range n.children {
-		c.render(b, depth+1)
+		c.render(b, depth+1, markRoot)
 	}
+}
+
+// treeText is an await tree as render prints it.
+func treeText(n *atNode, markRoot bool) string {
+	var b strings.Builder
+	n.render(&b, 0, markRoot)
+	return b.String()
+}
+
+func sortedInts(m map[int]*atNode) []int {
+	ids := make([]int, 0, len(m))
+	for id := range m {
+		ids = append(ids, id)
+	}
+	sort.Ints(ids)
+	return ids
+}
+
+func sortedKeys(m map[string]*atNode) []string {
+	ks := make([]string, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return ks
 }
 
 // actorTree is an actor's await tree: the actor span, its epoch span and the
@@ -80,29 +105,41 @@ type epochState struct {
 	prevMore  int // "...and N actors in prev epoch"
 }
 
-func (w workerState) String() string {
+// idList prints ids as the worker states' Debug loops do: "1, 2, ".
+func idList(ids []int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "has_control_stream_connected: %t\n", w.connected)
-	fmt.Fprintf(&b, "partial graph %d status: running managed_barrier_state:\n", w.graph)
-	b.WriteString("running_actors: ")
-	for _, a := range w.running {
-		fmt.Fprintf(&b, "%d, ", a)
+	for _, id := range ids {
+		fmt.Fprintf(&b, "%d, ", id)
 	}
-	b.WriteString("graph states\n")
-	for _, e := range w.epochs {
+	return b.String()
+}
+
+// epochStates renders a partial graph's epochs (managed_state.rs Display):
+// done is what a collected epoch prints.
+func epochStates(epochs []epochState, done string) string {
+	var b strings.Builder
+	for _, e := range epochs {
+		fmt.Fprintf(&b, "> Epoch %d: ", e.epoch)
 		if e.collected {
-			fmt.Fprintf(&b, "> Epoch %d: AllCollected\n", e.epoch)
+			b.WriteString(done + "\n")
 			continue
 		}
-		fmt.Fprintf(&b, "> Epoch %d: Issued [Checkpoint]. Remaining actors: [", e.epoch)
-		for _, a := range e.remaining {
-			fmt.Fprintf(&b, "%d, ", a)
-		}
+		b.WriteString("Issued [Checkpoint]. Remaining actors: [" + idList(e.remaining))
 		if e.prevMore > 0 {
 			fmt.Fprintf(&b, "...and %d actors in prev epoch", e.prevMore)
 		}
 		b.WriteString("]\n")
 	}
+	return b.String()
+}
+
+func (w workerState) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "has_control_stream_connected: %t\n", w.connected)
+	fmt.Fprintf(&b, "partial graph %d status: running managed_barrier_state:\n", w.graph)
+	b.WriteString("running_actors: " + idList(w.running))
+	b.WriteString("graph states\n")
+	b.WriteString(epochStates(w.epochs, "AllCollected"))
 	if len(w.progress) > 0 {
 		b.WriteString("Create MView Progress:\n")
 		for _, p := range w.progress {
@@ -126,17 +163,12 @@ func (d awaitDump) String() string {
 	var b strings.Builder
 	if len(d.actors) > 0 {
 		b.WriteString("--- Actor Traces ---\n")
-		ids := make([]int, 0, len(d.actors))
-		for id := range d.actors {
-			ids = append(ids, id)
-		}
-		sort.Ints(ids)
-		for i, id := range ids {
+		for i, id := range sortedInts(d.actors) {
 			fmt.Fprintf(&b, ">> Actor %d\n", id)
 			if d.captured {
 				fmt.Fprintf(&b, "[captured %dms ago]\n", 38+i*3)
 			}
-			d.actors[id].render(&b, 0)
+			d.actors[id].render(&b, 0, true)
 			b.WriteByte('\n')
 		}
 	}
@@ -145,14 +177,9 @@ func (d awaitDump) String() string {
 			return
 		}
 		b.WriteString(title + "\n")
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
+		for _, k := range sortedKeys(m) {
 			fmt.Fprintf(&b, ">> %s %s\n", prefix, k)
-			m[k].render(&b, 0)
+			m[k].render(&b, 0, true)
 			b.WriteByte('\n')
 		}
 	}
@@ -167,8 +194,21 @@ func (d awaitDump) String() string {
 	return b.String()
 }
 
-// asciiTable renders a comfy_table in its default ASCII_FULL style.
+// asciiTable renders a comfy_table in ASCII_FULL style with `+` where the
+// header's `=` line crosses a column border (the regular samples' shape).
 func asciiTable(header []string, rows [][]string) string {
+	return boxTable(header, rows, "+")
+}
+
+// comfyTable renders a comfy_table in its default ASCII_FULL preset: a
+// header line of `=` from edge to edge, rows parted by `|---+---|`.
+func comfyTable(header []string, rows [][]string) string {
+	return boxTable(header, rows, "=")
+}
+
+// boxTable renders a comfy_table: headerCross is what the header's `=` line
+// prints where it crosses a column border.
+func boxTable(header []string, rows [][]string, headerCross string) string {
 	widths := make([]int, len(header))
 	for i, h := range header {
 		widths[i] = len(h)
@@ -205,7 +245,7 @@ func asciiTable(header []string, rows [][]string) string {
 	var b strings.Builder
 	b.WriteString(line("+", "-", "+"))
 	b.WriteString(cells(header))
-	b.WriteString(line("+", "=", "+"))
+	b.WriteString(line("+", "=", headerCross))
 	for i, r := range rows {
 		if i > 0 {
 			b.WriteString(line("|", "-", "+"))
@@ -242,19 +282,9 @@ func (s *Sim) writeDiagnose(b *bundleWriter) {
 	w := func(format string, args ...any) { fmt.Fprintf(&r, format, args...) }
 	w("report created at: %s\nversion: %s (%s)\n\n", t.UTC().Format("2006-01-02 15:04:05.000000 UTC"), s.Version.Semver, s.Version.GitSHA)
 	w("license: none (free tier)\n\n")
-	var nsrc, ntable, nmv, nsink, nactor int
-	for _, j := range s.Cat.Jobs {
-		switch j.Kind {
-		case "table":
-			ntable++
-		case "materialized view":
-			nmv++
-		case "sink":
-			nsink++
-		}
-	}
-	nsrc = len(s.Cat.Sources)
-	nactor = len(s.Cat.actors())
+	ntable, nmv, nsink := s.Cat.jobKinds()
+	nsrc := len(s.Cat.Sources)
+	nactor := len(s.Cat.actors())
 	w("number of database: 1\nnumber of fragment: %d\nnumber of actor: %d\nnumber of source: %d\nnumber of table: %d\n",
 		len(s.Cat.Jobs), nactor, nsrc, ntable)
 	w("number of materialized view: %d\nnumber of sink: %d\nnumber of index: 0\nnumber of function: 0\n", nmv, nsink)
@@ -265,10 +295,7 @@ func (s *Sim) writeDiagnose(b *bundleWriter) {
 	hdr := []string{"id", "host", "hostname", "type", "state", "parallelism", "resource_group", "is_streaming", "is_serving",
 		"is_iceberg_compactor", "rw_version", "total_memory_bytes", "total_cpu_cores", "started_at", "actor_count"}
 	var rows [][]string
-	counts := map[*Pod]int{}
-	for _, a := range s.Cat.actors() {
-		counts[a.Pod]++
-	}
+	counts := s.Cat.actorsPerPod()
 	for _, comp := range []string{"meta", "frontend", "compactor", "compute"} {
 		for _, p := range s.pods(comp) {
 			port := map[string]string{"meta": "5690", "frontend": "4567", "compactor": "6660", "compute": "5688"}[comp]
@@ -280,12 +307,8 @@ func (s *Sim) writeDiagnose(b *bundleWriter) {
 			case "compactor":
 				ic = "false"
 			}
-			mem := p.MemBytes
-			if p.TotalMem != "" {
-				mem, _ = strconv.ParseFloat(p.TotalMem, 64)
-			}
 			rows = append(rows, []string{strconv.Itoa(p.WorkerID), p.host() + ":" + port, p.Name, typ, "RUNNING", par, rg, st, sv, ic,
-				s.Version.Semver, strconv.FormatInt(int64(mem), 10), strconv.Itoa(p.CPU), pgTime(p.current().start.Add(2 * time.Second).Truncate(time.Second)), ac})
+				s.Version.Semver, strconv.FormatInt(int64(p.totalMemory()), 10), strconv.Itoa(p.CPU), pgTime(p.current().start.Add(2 * time.Second).Truncate(time.Second)), ac})
 		}
 	}
 	w("%s\n", asciiTable(hdr, rows))
@@ -299,32 +322,15 @@ func (s *Sim) writeDiagnose(b *bundleWriter) {
 		tomb = append(tomb, []string{strconv.Itoa(2 + i%2), strconv.Itoa(880211 + i*1733), fmt.Sprintf("%.2f%%", 41.5-float64(i)*6.25)})
 	}
 	w("top tombstone delete ratio\n%s\n\n", asciiTable([]string{"compaction group id", "sstable id", "delete ratio"}, tomb))
-	for _, h := range []string{"top Hummock Get by duration (second)", "top Hummock Iter Init by duration (second)", "top table commit flush by size (byte)",
-		"object store read throughput (bytes/s)", "object store write throughput (bytes/s)", "object store operation rate", "object store operation duration (second)"} {
+	for _, h := range storageTitles {
 		w("%s\n\n", h)
 	}
 	w("ICEBERG COMPACTION SCHEDULE\n%s\n", asciiTable([]string{"sink_id", "sink_name", "task_type", "schedule_state", "trigger_interval_sec",
 		"trigger_snapshot_count", "pending_commit_count", "next_compaction_after_sec", "is_triggerable"}, nil))
 	evs := s.retainedEvents()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
-	for _, sec := range []struct {
-		title, typ, key string
-		limit           int
-	}{
-		{"latest barrier completions", "BARRIER_COMPLETE", "barrierComplete", 10},
-		{"latest barrier collection failures", "COLLECT_BARRIER_FAIL", "collectBarrierFail", 3},
-		{"latest barrier injection failures", "INJECT_BARRIER_FAIL", "injectBarrierFail", 3},
-		{"latest worker node panics", "WORKER_NODE_PANIC", "workerNodePanic", 10},
-		{"latest create stream job failures", "CREATE_STREAM_JOB_FAIL", "createStreamJobFail", 3},
-		{"latest dirty stream job clear-ups", "DIRTY_STREAM_JOB_CLEAR", "dirtyStreamJobClear", 3},
-	} {
-		var rows [][]string
-		for _, e := range evs {
-			if e.typ != sec.typ || len(rows) >= sec.limit {
-				continue
-			}
-			rows = append(rows, []string{pgTime(e.t), jsonText(e.info[sec.key], false)})
-		}
+	for _, sec := range eventSections {
+		rows := sec.rows(evs, pgTime)
 		w("%s\n%s\n", sec.title, asciiTable([]string{"created_at", "info"}, rows))
 	}
 	var prow [][]string
@@ -334,6 +340,75 @@ func (s *Sim) writeDiagnose(b *bundleWriter) {
 	w("%s\n", asciiTable([]string{"name", "value"}, prow))
 	r.WriteString(tree)
 	b.writeString("diagnose/report.txt", "curl -s http://"+meta.IP+":5691/api/monitor/diagnose/?actor_traces_format=text", t, t.Add(2400*time.Millisecond), r.String())
+}
+
+// storageTitles are the report's Prometheus-fed storage sections, printed
+// as their titles alone when meta has no Prometheus endpoint.
+var storageTitles = []string{"top Hummock Get by duration (second)", "top Hummock Iter Init by duration (second)", "top table commit flush by size (byte)",
+	"object store read throughput (bytes/s)", "object store write throughput (bytes/s)", "object store operation rate", "object store operation duration (second)"}
+
+// eventSection is one of the report's event log tables: the newest limit
+// events of one type, the info of each under key.
+type eventSection struct {
+	title, typ, key string
+	limit           int
+}
+
+// eventSections are the report's event log tables, in its order.
+var eventSections = []eventSection{
+	{"latest barrier completions", "BARRIER_COMPLETE", "barrierComplete", 10},
+	{"latest barrier collection failures", "COLLECT_BARRIER_FAIL", "collectBarrierFail", 3},
+	{"latest barrier injection failures", "INJECT_BARRIER_FAIL", "injectBarrierFail", 3},
+	{"latest worker node panics", "WORKER_NODE_PANIC", "workerNodePanic", 10},
+	{"latest create stream job failures", "CREATE_STREAM_JOB_FAIL", "createStreamJobFail", 3},
+	{"latest dirty stream job clear-ups", "DIRTY_STREAM_JOB_CLEAR", "dirtyStreamJobClear", 3},
+}
+
+// rows are the section's rows of evs (newest first): created_at as ts
+// prints it, and the info as compact JSON.
+func (sec eventSection) rows(evs []rwEvent, ts func(time.Time) string) [][]string {
+	var rows [][]string
+	for _, e := range evs {
+		if e.typ != sec.typ || len(rows) >= sec.limit {
+			continue
+		}
+		rows = append(rows, []string{ts(e.t), jsonText(e.info[sec.key], false)})
+	}
+	return rows
+}
+
+// jobKinds counts the catalog's tables, materialized views and sinks.
+func (c *Catalog) jobKinds() (tables, mvs, sinks int) {
+	for _, j := range c.Jobs {
+		switch j.Kind {
+		case "table":
+			tables++
+		case "materialized view":
+			mvs++
+		case "sink":
+			sinks++
+		}
+	}
+	return tables, mvs, sinks
+}
+
+// actorsPerPod counts the actors each compute pod runs.
+func (c *Catalog) actorsPerPod() map[*Pod]int {
+	counts := map[*Pod]int{}
+	for _, a := range c.actors() {
+		counts[a.Pod]++
+	}
+	return counts
+}
+
+// totalMemory is the memory a node takes as its total: RW_TOTAL_MEMORY_BYTES
+// when set, else the container's.
+func (p *Pod) totalMemory() float64 {
+	if p.TotalMem != "" {
+		mem, _ := strconv.ParseFloat(p.TotalMem, 64)
+		return mem
+	}
+	return p.MemBytes
 }
 
 // consumerGroup is one row of kafka-consumer-groups.sh --describe.

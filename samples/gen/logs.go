@@ -464,10 +464,7 @@ func (f *Fragment) tableID() int {
 
 // startCompute logs a compute node's start-up.
 func (s *Sim) startCompute(p *Pod, prev bool, t time.Time, worker int) {
-	total := p.MemBytes
-	if p.TotalMem != "" {
-		total, _ = strconv.ParseFloat(p.TotalMem, 64)
-	}
+	total := p.totalMemory()
 	s.logf(p, prev, t, "INFO", "risingwave_compute::server", nil, "Starting compute node")
 	reserved := 0.3 * min(total, gib(16))
 	if total > gib(16) {

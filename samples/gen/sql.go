@@ -81,6 +81,12 @@ func jsonText(v any, spaced bool) string {
 // retainedEvents are the event log rows meta still holds: the newest 10
 // of each type, oldest first.
 func (s *Sim) retainedEvents() []rwEvent {
+	return s.newestEvents(func(typ string) string { return typ })
+}
+
+// newestEvents are the event log rows since the meta leader started: the
+// newest 10 of each channel (channel names an event type's), oldest first.
+func (s *Sim) newestEvents(channel func(typ string) string) []rwEvent {
 	evs := append([]rwEvent(nil), s.eventLog...)
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
 	kept := map[string]int{}
@@ -90,8 +96,8 @@ func (s *Sim) retainedEvents() []rwEvent {
 		if e.t.Before(metaStart) {
 			continue // the event log lives in the meta leader's memory
 		}
-		if kept[e.typ] < 10 {
-			kept[e.typ]++
+		if ch := channel(e.typ); kept[ch] < 10 {
+			kept[ch]++
 			out = append(out, e)
 		}
 	}
@@ -218,10 +224,7 @@ func (s *Sim) writeSQL(b *bundleWriter) {
 			if comp == "compute" {
 				par, stream, serve, unsched = strconv.Itoa(p.CPU), "t", "t", "f"
 			}
-			mem := p.MemBytes
-			if p.TotalMem != "" {
-				mem, _ = strconv.ParseFloat(p.TotalMem, 64)
-			}
+			mem := p.totalMemory()
 			started := p.current().start.Add(2 * time.Second)
 			if v110 {
 				tw.row(strconv.Itoa(p.WorkerID), p.host(), port, typ, "RUNNING", par, stream, serve, unsched, v.Semver,
@@ -237,12 +240,7 @@ func (s *Sim) writeSQL(b *bundleWriter) {
 	// rw_actors (+ rw_parallel_units on v1.10)
 	if v110 {
 		tw = s.table(b, "rw_actors", &at, "actor_id", "fragment_id", "parallel_unit_id", "state")
-		pu := map[*Pod]int{}
-		base := 0
-		for _, p := range s.pods("compute") {
-			pu[p] = base
-			base += p.CPU
-		}
+		pu := s.parallelUnits()
 		next := map[*Pod]int{}
 		for _, a := range s.Cat.actors() {
 			unit := pu[a.Pod] + next[a.Pod]%a.Pod.CPU

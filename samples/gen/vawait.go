@@ -26,31 +26,6 @@ import (
 	"time"
 )
 
-// vrender prints an await tree as await-tree does: `{:.3?}` durations,
-// `!!!` on a span that is not long-running and has lasted 10 s (the root
-// only when markRoot: await-tree 0.3 as v3.0 ships it).
-func vrender(n *atNode, b *strings.Builder, depth int, markRoot bool) {
-	b.WriteString(strings.Repeat("  ", depth) + n.name)
-	mark := ""
-	if n.elapsed >= 10 && !n.long && (depth > 0 || markRoot) {
-		mark = "!!! "
-	}
-	fmt.Fprintf(b, " [%s%s]", mark, fmtElapsed(n.elapsed))
-	if n.current {
-		b.WriteString("  <== current")
-	}
-	b.WriteByte('\n')
-	for _, c := range n.children {
-		vrender(c, b, depth+1, markRoot)
-	}
-}
-
-func treeText(n *atNode, markRoot bool) string {
-	var b strings.Builder
-	vrender(n, &b, 0, markRoot)
-	return b.String()
-}
-
 // vdump is what a variety sample's compute nodes report.
 type vdump struct {
 	actors  map[int]*atNode
@@ -73,14 +48,8 @@ type vworker struct {
 // v20State renders a v2.0 LocalBarrierWorkerDebugInfo.
 func (w vworker) v20State() string {
 	var b strings.Builder
-	b.WriteString("running_actors: ")
-	for _, a := range w.running {
-		fmt.Fprintf(&b, "%d, ", a)
-	}
-	b.WriteString("\nactor_to_send: ")
-	for _, a := range w.running {
-		fmt.Fprintf(&b, "%d, ", a)
-	}
+	b.WriteString("running_actors: " + idList(w.running))
+	b.WriteString("\nactor_to_send: " + idList(w.running))
 	b.WriteString("\ncreating_actors: ")
 	fmt.Fprintf(&b, "\nhas_control_stream_connected: %t\n", w.connected)
 	b.WriteString("managed_barrier_state:\n")
@@ -94,22 +63,7 @@ func (w vworker) v20State() string {
 // and its Create MView Progress.
 func (w vworker) epochLines(done string) string {
 	var b strings.Builder
-	for _, e := range w.epochs {
-		fmt.Fprintf(&b, "> Epoch %d: ", e.epoch)
-		if e.collected {
-			b.WriteString(done + "\n")
-			continue
-		}
-		kind := "Checkpoint"
-		b.WriteString("Issued [" + kind + "]. Remaining actors: [")
-		for _, a := range e.remaining {
-			fmt.Fprintf(&b, "%d, ", a)
-		}
-		if e.prevMore > 0 {
-			fmt.Fprintf(&b, "...and %d actors in prev epoch", e.prevMore)
-		}
-		b.WriteString("]\n")
-	}
+	b.WriteString(epochStates(w.epochs, done))
 	if len(w.progress) > 0 {
 		b.WriteString("Create MView Progress:\n")
 		fmt.Fprintf(&b, "> Epoch %d:", w.progEpoch)
@@ -125,10 +79,7 @@ func (w vworker) v23State() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nhas_control_stream_connected: %t\n", w.connected)
 	fmt.Fprintf(&b, "database %d status: running managed_barrier_state:\n", w.graph)
-	b.WriteString("running_actors: ")
-	for _, a := range w.running {
-		fmt.Fprintf(&b, "%d, ", a)
-	}
+	b.WriteString("running_actors: " + idList(w.running))
 	b.WriteString("--- Partial Group 0\n")
 	b.WriteString(w.epochLines("AllCollected"))
 	b.WriteString("\n")
@@ -140,49 +91,17 @@ func (w vworker) v30State() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nhas_control_stream_connected: %t\n", w.connected)
 	fmt.Fprintf(&b, "partial graph %d status: running managed_barrier_state:\n", w.graph)
-	b.WriteString("running_actors: ")
-	for _, a := range w.running {
-		fmt.Fprintf(&b, "%d, ", a)
-	}
+	b.WriteString("running_actors: " + idList(w.running))
 	b.WriteString("graph states\n")
 	b.WriteString(w.epochLines("AllCollected"))
 	b.WriteString("\n")
 	return b.String()
 }
 
-func sortedInts(m map[int]*atNode) []int {
-	ids := make([]int, 0, len(m))
-	for id := range m {
-		ids = append(ids, id)
-	}
-	sort.Ints(ids)
-	return ids
-}
-
-func sortedKeys(m map[string]*atNode) []string {
-	ks := make([]string, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	return ks
-}
-
 // output is StackTraceResponseOutput's Display (v2.x text).
 func (d vdump) output(state func(vworker) string) string {
 	var b strings.Builder
-	if len(d.actors) > 0 {
-		b.WriteString("--- Actor Traces ---\n")
-		for _, id := range sortedInts(d.actors) {
-			fmt.Fprintf(&b, ">> Actor %d\n%s\n", id, treeText(d.actors[id], false))
-		}
-	}
-	if len(d.rpcs) > 0 {
-		b.WriteString("--- RPC Traces ---\n")
-		for _, k := range sortedKeys(d.rpcs) {
-			fmt.Fprintf(&b, ">> RPC %s\n%s\n", k, treeText(d.rpcs[k], false))
-		}
-	}
+	d.traces(&b, false)
 	b.WriteString("\n\n--- Barrier Worker States ---\n")
 	for _, w := range d.workers {
 		fmt.Fprintf(&b, ">> Worker %d\n%s\n\n", w.id, state(w))
@@ -193,15 +112,25 @@ func (d vdump) output(state func(vworker) string) string {
 // v10Trace is v1.0 `risectl trace`.
 func (d vdump) v10Trace() string {
 	var b strings.Builder
-	b.WriteString("--- Actor Traces ---\n")
-	for _, id := range sortedInts(d.actors) {
-		fmt.Fprintf(&b, ">> Actor %d\n%s\n", id, treeText(d.actors[id], false))
-	}
-	b.WriteString("--- RPC Traces ---\n")
-	for _, k := range sortedKeys(d.rpcs) {
-		fmt.Fprintf(&b, ">> RPC %s\n%s\n", k, treeText(d.rpcs[k], false))
-	}
+	d.traces(&b, true)
 	return b.String()
+}
+
+// traces writes the actor traces and then the RPC traces, each section
+// left out when empty unless always (v1.0 prints both titles).
+func (d vdump) traces(b *strings.Builder, always bool) {
+	if always || len(d.actors) > 0 {
+		b.WriteString("--- Actor Traces ---\n")
+		for _, id := range sortedInts(d.actors) {
+			fmt.Fprintf(b, ">> Actor %d\n%s\n", id, treeText(d.actors[id], false))
+		}
+	}
+	if always || len(d.rpcs) > 0 {
+		b.WriteString("--- RPC Traces ---\n")
+		for _, k := range sortedKeys(d.rpcs) {
+			fmt.Fprintf(b, ">> RPC %s\n%s\n", k, treeText(d.rpcs[k], false))
+		}
+	}
 }
 
 // v30JSON is the v3.0 dashboard's pbjson StackTraceResponse: camelCase
@@ -242,59 +171,6 @@ func (d vdump) v30JSON(lf *logFormatter) string {
 	field("barrierWorkerState", wks, func(k string) string { return ws[k].v30State() })
 	field("metaTraces", sortedKeys(d.meta), func(k string) string { return treeText(d.meta[k], true) })
 	b.WriteString("}\n")
-	return b.String()
-}
-
-// comfyTable renders a comfy_table in its default ASCII_FULL preset: a
-// header line of `=` from edge to edge, rows parted by `|---+---|`.
-func comfyTable(header []string, rows [][]string) string {
-	widths := make([]int, len(header))
-	for i, h := range header {
-		widths[i] = len(h)
-	}
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	total := -1
-	for _, w := range widths {
-		total += w + 3
-	}
-	line := func(edge, fill, cross, redge string) string {
-		var b strings.Builder
-		b.WriteString(edge)
-		for i, w := range widths {
-			if i > 0 {
-				b.WriteString(cross)
-			}
-			b.WriteString(strings.Repeat(fill, w+2))
-		}
-		return b.String() + redge + "\n"
-	}
-	cells := func(r []string) string {
-		var b strings.Builder
-		b.WriteString("|")
-		for i, w := range widths {
-			c := ""
-			if i < len(r) {
-				c = r[i]
-			}
-			b.WriteString(" " + c + strings.Repeat(" ", w-len(c)) + " |")
-		}
-		return b.String() + "\n"
-	}
-	var b strings.Builder
-	b.WriteString(line("+", "-", "+", "+"))
-	b.WriteString(cells(header))
-	b.WriteString("+" + strings.Repeat("=", total) + "+\n")
-	for i, r := range rows {
-		if i > 0 {
-			b.WriteString(line("|", "-", "+", "|"))
-		}
-		b.WriteString(cells(r))
-	}
-	b.WriteString(line("+", "-", "+", "+"))
 	return b.String()
 }
 
@@ -345,23 +221,10 @@ func (s *Sim) v23Report(t time.Time, tree string) string {
 	w := func(format string, args ...any) { fmt.Fprintf(&r, format, args...) }
 	t = t.Add(time.Duration(s.rnd.IntN(1e9)))
 	w("report created at: %s UTC\nversion: %s (%s)\n\n", strings.TrimSuffix(chronoTime(t), "+00:00"), s.Version.Semver, s.Version.GitSHA)
-	var ntable, nmv, nsink int
-	for _, j := range s.Cat.Jobs {
-		switch j.Kind {
-		case "table":
-			ntable++
-		case "materialized view":
-			nmv++
-		case "sink":
-			nsink++
-		}
-	}
+	ntable, nmv, nsink := s.Cat.jobKinds()
 	w("number of fragment: %d\nnumber of actor: %d\nnumber of source: %d\nnumber of table: %d\n", len(s.streamingJobs()), len(s.Cat.actors()), len(s.Cat.Sources), ntable)
 	w("number of materialized view: %d\nnumber of sink: %d\nnumber of index: 0\nnumber of function: 0\n\n", nmv, nsink)
-	counts := map[*Pod]int{}
-	for _, a := range s.Cat.actors() {
-		counts[a.Pod]++
-	}
+	counts := s.Cat.actorsPerPod()
 	var rows [][]string
 	var ws []*Pod
 	for _, comp := range []string{"frontend", "compactor", "compute"} {
@@ -377,12 +240,8 @@ func (s *Sim) v23Report(t time.Time, tree string) string {
 		} else {
 			st, sv = "false", strconv.FormatBool(p.Component == "frontend")
 		}
-		mem := p.MemBytes
-		if p.TotalMem != "" {
-			mem, _ = strconv.ParseFloat(p.TotalMem, 64)
-		}
 		rows = append(rows, []string{strconv.Itoa(p.WorkerID), fmt.Sprintf("%s:%d", p.host(), port), typ, "RUNNING", par, st, sv, s.Version.Semver,
-			strconv.FormatInt(int64(mem), 10), strconv.Itoa(p.CPU), chronoTime(p.current().start.Add(2 * time.Second).Truncate(time.Second)), ac})
+			strconv.FormatInt(int64(p.totalMemory()), 10), strconv.Itoa(p.CPU), chronoTime(p.current().start.Add(2 * time.Second).Truncate(time.Second)), ac})
 	}
 	w("%s\n\n", comfyTable([]string{"id", "host", "type", "state", "parallelism", "is_streaming", "is_serving", "rw_version",
 		"total_memory_bytes", "total_cpu_cores", "started_at", "actor_count"}, rows))
@@ -394,31 +253,14 @@ func (s *Sim) v23Report(t time.Time, tree string) string {
 		tomb = append(tomb, []string{strconv.Itoa(2 + i%2), strconv.Itoa(88211 + i*733), fmt.Sprintf("%.2f%%", 23.5-float64(i)*4.25)})
 	}
 	w("top tombstone delete ratio\n%s\n\n\n", comfyTable([]string{"compaction group id", "sstable id", "delete ratio"}, tomb))
-	for _, h := range []string{"top Hummock Get by duration (second)", "top Hummock Iter Init by duration (second)", "top table commit flush by size (byte)",
-		"object store read throughput (bytes/s)", "object store write throughput (bytes/s)", "object store operation rate", "object store operation duration (second)"} {
+	for _, h := range storageTitles {
 		w("%s\n\n", h)
 	}
 	w("\n%s\n", tree)
 	evs := s.vRetainedEvents()
 	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
-	for i, sec := range []struct {
-		title, typ, key string
-		limit           int
-	}{
-		{"latest barrier completions", "BARRIER_COMPLETE", "barrierComplete", 10},
-		{"latest barrier collection failures", "COLLECT_BARRIER_FAIL", "collectBarrierFail", 3},
-		{"latest barrier injection failures", "INJECT_BARRIER_FAIL", "injectBarrierFail", 3},
-		{"latest worker node panics", "WORKER_NODE_PANIC", "workerNodePanic", 10},
-		{"latest create stream job failures", "CREATE_STREAM_JOB_FAIL", "createStreamJobFail", 3},
-		{"latest dirty stream job clear-ups", "DIRTY_STREAM_JOB_CLEAR", "dirtyStreamJobClear", 3},
-	} {
-		var rows [][]string
-		for _, e := range evs {
-			if e.typ != sec.typ || len(rows) >= sec.limit {
-				continue
-			}
-			rows = append(rows, []string{chronoTime(e.t), jsonText(e.info[sec.key], false)})
-		}
+	for i, sec := range eventSections {
+		rows := sec.rows(evs, chronoTime)
 		if i > 0 {
 			w("\n")
 		}

@@ -355,10 +355,7 @@ func (s *Sim) catalogRows(rel string) []crow {
 			if v.atLeast(1, 5) {
 				typ = "WORKER_TYPE_" + typ
 			}
-			mem := p.MemBytes
-			if p.TotalMem != "" {
-				mem, _ = strconv.ParseFloat(p.TotalMem, 64)
-			}
+			mem := p.totalMemory()
 			r := crow{"id": ci(p.WorkerID), "host": cv(p.host()), "port": ci(port), "type": cv(typ), "state": cv("RUNNING"),
 				"internal_rpc_host_addr": cv(""), "rw_version": cv(v.Semver),
 				"total_memory_bytes": cv(strconv.FormatInt(int64(mem), 10)), "system_total_memory_bytes": cv(strconv.FormatInt(int64(mem), 10)),
@@ -533,26 +530,12 @@ func (s *Sim) catalogRows(rel string) []crow {
 // every recovery event shares one channel
 // (src/meta/src/manager/event_log.rs:150-185 at v2.3.0).
 func (s *Sim) vRetainedEvents() []rwEvent {
-	evs := append([]rwEvent(nil), s.eventLog...)
-	sort.SliceStable(evs, func(i, j int) bool { return evs[i].t.After(evs[j].t) })
-	kept := map[string]int{}
-	var out []rwEvent
-	metaStart := s.pod("meta").current().start
-	for _, e := range evs {
-		if e.t.Before(metaStart) {
-			continue // the event log lives in the meta leader's memory
+	return s.newestEvents(func(typ string) string {
+		if strings.HasPrefix(typ, "GLOBAL_RECOVERY_") || strings.HasPrefix(typ, "DATABASE_RECOVERY_") {
+			return "recovery"
 		}
-		ch := e.typ
-		if strings.HasPrefix(ch, "GLOBAL_RECOVERY_") || strings.HasPrefix(ch, "DATABASE_RECOVERY_") {
-			ch = "recovery"
-		}
-		if kept[ch] < 10 {
-			kept[ch]++
-			out = append(out, e)
-		}
-	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].t.Before(out[j].t) })
-	return out
+		return typ
+	})
 }
 
 // vSourceColumns lists a source's columns as rw_sources prints them: the
