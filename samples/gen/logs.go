@@ -132,11 +132,15 @@ func fieldText(f field) string {
 
 // text is RisingWave's default ("full") text format.
 func (lf *logFormatter) text(l logLine) string {
+	return fullText(lf.ts(l.t), l, fieldText)
+}
+
+// fullText is tracing-subscriber's Full format: the time ts, the level, the
+// span chain with its fields, the target, the message and the event's
+// fields, each as ftext prints it.
+func fullText(ts string, l logLine, ftext func(field) string) string {
 	var b strings.Builder
-	b.WriteString(lf.ts(l.t))
-	b.WriteByte(' ')
-	b.WriteString(fmt.Sprintf("%5s", l.level))
-	b.WriteByte(' ')
+	b.WriteString(ts + " " + fmt.Sprintf("%5s", l.level) + " ")
 	for i, sp := range l.spans {
 		if i > 0 {
 			b.WriteByte(':')
@@ -156,12 +160,9 @@ func (lf *logFormatter) text(l logLine) string {
 	if len(l.spans) > 0 {
 		b.WriteString(": ")
 	}
-	b.WriteString(l.target)
-	b.WriteString(": ")
-	b.WriteString(l.msg)
+	b.WriteString(l.target + ": " + l.msg)
 	for _, f := range l.fields {
-		b.WriteByte(' ')
-		b.WriteString(fieldText(f))
+		b.WriteString(" " + ftext(f))
 	}
 	return b.String()
 }
@@ -185,29 +186,44 @@ func (lf *logFormatter) jsonValue(f field) string {
 // json is tracing-subscriber's JSON format as RisingWave configures it with
 // RISINGWAVE_CLOUD=true: timestamp, level, fields, target, spans.
 func (lf *logFormatter) json(l logLine) string {
+	return lf.jsonEvent(lf.ts(l.t), l, false, false)
+}
+
+// jsonEvent is one event in tracing-subscriber's JSON format: timestamp ts,
+// level, fields (message first), target, then the current span when
+// withSpan and the span list. A span object holds its fields, sorted when
+// sortFields (serde_json without preserve_order), then "name".
+func (lf *logFormatter) jsonEvent(ts string, l logLine, withSpan, sortFields bool) string {
 	var b strings.Builder
-	b.WriteString(`{"timestamp":`)
-	b.WriteString(lf.jsonString(lf.ts(l.t)))
-	b.WriteString(`,"level":"`)
-	b.WriteString(l.level)
-	b.WriteString(`","fields":{"message":`)
-	b.WriteString(lf.jsonString(l.msg))
+	b.WriteString(`{"timestamp":` + lf.jsonString(ts) + `,"level":"` + l.level + `","fields":{"message":` + lf.jsonString(l.msg))
 	for _, f := range l.fields {
 		b.WriteString("," + lf.jsonString(f.k) + ":" + lf.jsonValue(f))
 	}
-	b.WriteString(`},"target":`)
-	b.WriteString(lf.jsonString(l.target))
+	b.WriteString(`},"target":` + lf.jsonString(l.target))
+	spanObj := func(sp span) string {
+		fs := sp.fields
+		if sortFields {
+			fs = append([]field(nil), fs...)
+			sort.SliceStable(fs, func(i, j int) bool { return fs[i].k < fs[j].k })
+		}
+		var o strings.Builder
+		o.WriteByte('{')
+		for _, f := range fs {
+			o.WriteString(lf.jsonString(f.k) + ":" + lf.jsonValue(f) + ",")
+		}
+		o.WriteString(`"name":` + lf.jsonString(sp.name) + "}")
+		return o.String()
+	}
 	if len(l.spans) > 0 {
+		if withSpan {
+			b.WriteString(`,"span":` + spanObj(l.spans[len(l.spans)-1]))
+		}
 		b.WriteString(`,"spans":[`)
 		for i, sp := range l.spans {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteByte('{')
-			for _, f := range sp.fields {
-				b.WriteString(lf.jsonString(f.k) + ":" + lf.jsonValue(f) + ",")
-			}
-			b.WriteString(`"name":` + lf.jsonString(sp.name) + "}")
+			b.WriteString(spanObj(sp))
 		}
 		b.WriteByte(']')
 	}

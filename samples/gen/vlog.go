@@ -12,7 +12,6 @@ package main
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -72,32 +71,7 @@ func (lf *logFormatter) vtext(l logLine) string {
 		}
 		return b.String() // the blank line that ends a pretty event
 	}
-	var b strings.Builder
-	b.WriteString(tsTrim(l.t) + " " + fmt.Sprintf("%5s", l.level) + " ")
-	for i, sp := range l.spans {
-		if i > 0 {
-			b.WriteByte(':')
-		}
-		b.WriteString(sp.name)
-		if len(sp.fields) > 0 {
-			b.WriteByte('{')
-			for j, f := range sp.fields {
-				if j > 0 {
-					b.WriteByte(' ')
-				}
-				b.WriteString(fieldText(f))
-			}
-			b.WriteByte('}')
-		}
-	}
-	if len(l.spans) > 0 {
-		b.WriteString(": ")
-	}
-	b.WriteString(l.target + ": " + l.msg)
-	for _, f := range l.fields {
-		b.WriteString(" " + vFieldText(f))
-	}
-	return b.String()
+	return fullText(tsTrim(l.t), l, vFieldText)
 }
 
 // vjson renders one event as tracing-subscriber's JSON: timestamp, level,
@@ -108,38 +82,7 @@ func (lf *logFormatter) vjson(l logLine, withSpan bool) string {
 	if l.raw {
 		return l.msg
 	}
-	var b strings.Builder
-	b.WriteString(`{"timestamp":` + lf.jsonString(tsTrim(l.t)) + `,"level":"` + l.level + `","fields":{"message":` + lf.jsonString(l.msg))
-	for _, f := range l.fields {
-		b.WriteString("," + lf.jsonString(f.k) + ":" + lf.jsonValue(f))
-	}
-	b.WriteString(`},"target":` + lf.jsonString(l.target))
-	spanObj := func(sp span) string {
-		fs := append([]field(nil), sp.fields...)
-		sort.SliceStable(fs, func(i, j int) bool { return fs[i].k < fs[j].k })
-		var o strings.Builder
-		o.WriteByte('{')
-		for _, f := range fs {
-			o.WriteString(lf.jsonString(f.k) + ":" + lf.jsonValue(f) + ",")
-		}
-		o.WriteString(`"name":` + lf.jsonString(sp.name) + "}")
-		return o.String()
-	}
-	if len(l.spans) > 0 {
-		if withSpan {
-			b.WriteString(`,"span":` + spanObj(l.spans[len(l.spans)-1]))
-		}
-		b.WriteString(`,"spans":[`)
-		for i, sp := range l.spans {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(spanObj(sp))
-		}
-		b.WriteByte(']')
-	}
-	b.WriteByte('}')
-	return b.String()
+	return lf.jsonEvent(tsTrim(l.t), l, withSpan, true)
 }
 
 // vwrite appends one event of a variety sample to w, each physical line
