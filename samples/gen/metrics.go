@@ -166,6 +166,35 @@ func (c *scrapeCtx) rows(g group) float64 {
 
 // writeMetrics writes every scrape of every pod.
 func (s *Sim) writeMetrics(b *bundleWriter) {
+	s.eachScrape(b, func(p *Pod, t time.Time, r run) func(*file) {
+		c := &scrapeCtx{s: s, p: p, t: t, r: r, up: t.Sub(r.start), debug: s.Debug}
+		c.process()
+		switch p.Component {
+		case "compute":
+			c.compute()
+		case "meta":
+			c.meta()
+		case "frontend":
+			c.frontend()
+		case "compactor":
+			c.compactor()
+		}
+		sort.SliceStable(c.fams, func(i, j int) bool { return c.fams[i].name < c.fams[j].name })
+		return func(f *file) {
+			w := &promWriter{f: f}
+			for _, fm := range c.fams {
+				f.WriteString("# HELP " + fm.name + " " + fm.help + "\n")
+				f.WriteString("# TYPE " + fm.name + " " + fm.typ + "\n")
+				fm.emit(w)
+			}
+		}
+	})
+}
+
+// eachScrape takes every scrape of every RisingWave pod: scrape builds the
+// one of pod p at t, from its run r, and returns what writes it into its
+// file. A scrape of a pod that was not running is a collect error.
+func (s *Sim) eachScrape(b *bundleWriter, scrape func(p *Pod, t time.Time, r run) func(*file)) {
 	times := s.scrapeTimes()
 	for pi, p := range s.Pods {
 		if p.Other != "" {
@@ -181,27 +210,10 @@ func (s *Sim) writeMetrics(b *bundleWriter) {
 					Error: fmt.Sprintf("Get %q: dial tcp %s:%d: connect: connection refused", url, p.IP, metricsPort(p.Component))})
 				continue
 			}
-			c := &scrapeCtx{s: s, p: p, t: t, r: r, up: t.Sub(r.start), debug: s.Debug}
-			c.process()
-			switch p.Component {
-			case "compute":
-				c.compute()
-			case "meta":
-				c.meta()
-			case "frontend":
-				c.frontend()
-			case "compactor":
-				c.compactor()
-			}
-			sort.SliceStable(c.fams, func(i, j int) bool { return c.fams[i].name < c.fams[j].name })
+			write := scrape(p, t, r)
 			d := time.Duration(40+s.rnd.IntN(120)) * time.Millisecond
 			f := b.create(path, "curl -s "+url, t, t.Add(d))
-			w := &promWriter{f: f}
-			for _, fm := range c.fams {
-				f.WriteString("# HELP " + fm.name + " " + fm.help + "\n")
-				f.WriteString("# TYPE " + fm.name + " " + fm.typ + "\n")
-				fm.emit(w)
-			}
+			write(f)
 			f.close()
 		}
 	}

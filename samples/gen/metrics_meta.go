@@ -86,12 +86,7 @@ func (c *scrapeCtx) meta() {
 				continue
 			}
 			for i, id := range f.StateTables {
-				name, typ := f.Job.Name, "INTERNAL"
-				if id == f.Job.ID {
-					typ = strings.ToUpper(strings.ReplaceAll(f.Job.Kind, " ", "_"))
-				} else {
-					name = fmt.Sprintf("__internal_%s_%d_%s_%d", f.Job.Name, f.ID, strings.ToLower(f.Op)+stateSuffix(f, i), id)
-				}
+				name, typ := f.stateTable(i, id)
 				w.sample("table_info", lbl("materialized_view_id", strconv.Itoa(f.Job.ID), "table_id", strconv.Itoa(id), "fragment_id", strconv.Itoa(f.ID),
 					"table_name", name, "table_type", typ, "compaction_group_id", strconv.Itoa(2+id%2)), 1)
 			}
@@ -161,6 +156,16 @@ func (c *scrapeCtx) meta() {
 			}
 		}
 	})
+}
+
+// stateTable names the fragment's i-th state table, id, as table_info
+// labels it: the job's own table by the job's name and kind, an internal
+// one as __internal_<job>_<fragment>_<op><suffix>_<id>.
+func (f *Fragment) stateTable(i, id int) (name, typ string) {
+	if id == f.Job.ID {
+		return f.Job.Name, strings.ToUpper(strings.ReplaceAll(f.Job.Kind, " ", "_"))
+	}
+	return fmt.Sprintf("__internal_%s_%d_%s_%d", f.Job.Name, f.ID, strings.ToLower(f.Op)+stateSuffix(f, i), id), "INTERNAL"
 }
 
 // stateSuffix names an internal state table of a fragment.

@@ -14,15 +14,11 @@ package main
 // give them context are written: the variety samples keep noise low.
 
 import (
-	"fmt"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
-	"strings"
 	"time"
-
-	"github.com/rwdiag/rwdiag/bundle"
 )
 
 // vseries is one series of a family: a sample or a histogram.
@@ -105,35 +101,17 @@ func (s *Sim) writeVarietyMetrics(b *bundleWriter) {
 	if s.Scrapes == 0 {
 		return
 	}
-	times := s.scrapeTimes()
-	for pi, p := range s.Pods {
-		if p.Other != "" {
-			continue
+	s.eachScrape(b, func(p *Pod, t time.Time, r run) func(*file) {
+		w := &vscrape{scrapeCtx: &scrapeCtx{s: s, p: p, t: t, r: r, up: t.Sub(r.start), debug: !s.Version.atLeast(2, 3)}, fams: map[string]*vfamily{}}
+		w.process()
+		switch p.Component {
+		case "compute":
+			w.compute()
+		case "meta":
+			w.meta()
 		}
-		for _, t0 := range times {
-			t := t0.Add(time.Duration(37*pi+s.rnd.IntN(30)) * time.Millisecond)
-			path := bundle.ScrapePath(p.Name, t)
-			url := fmt.Sprintf("http://%s:%d/metrics", p.IP, metricsPort(p.Component))
-			r, ok := p.runAt(t)
-			if !ok {
-				b.collectError(bundle.CollectError{Step: "metrics", Target: p.Name, Time: t.UTC(), Path: path,
-					Error: fmt.Sprintf("Get %q: dial tcp %s:%d: connect: connection refused", url, p.IP, metricsPort(p.Component))})
-				continue
-			}
-			w := &vscrape{scrapeCtx: &scrapeCtx{s: s, p: p, t: t, r: r, up: t.Sub(r.start), debug: !s.Version.atLeast(2, 3)}, fams: map[string]*vfamily{}}
-			w.process()
-			switch p.Component {
-			case "compute":
-				w.compute()
-			case "meta":
-				w.meta()
-			}
-			d := time.Duration(40+s.rnd.IntN(120)) * time.Millisecond
-			f := b.create(path, "curl -s "+url, t, t.Add(d))
-			w.render(f)
-			f.close()
-		}
-	}
+		return w.render
+	})
 }
 
 // process: RisingWave's own process collector (process_linux.rs:52-74 at
@@ -379,12 +357,7 @@ func (w *vscrape) meta() {
 			continue
 		}
 		for i, id := range f.StateTables {
-			name, typ := f.Job.Name, "INTERNAL"
-			if id == f.Job.ID {
-				typ = strings.ToUpper(strings.ReplaceAll(f.Job.Kind, " ", "_"))
-			} else {
-				name = fmt.Sprintf("__internal_%s_%d_%s_%d", f.Job.Name, f.ID, strings.ToLower(f.Op)+stateSuffix(f, i), id)
-			}
+			name, typ := f.stateTable(i, id)
 			if !v.atLeast(1, 5) {
 				w.sample("table_info", "gauge", "Mapping from table id to (actor id, table name)", 1, "table_id", strconv.Itoa(id), "actor_id", strconv.Itoa(f.Actors[0].ID), "table_name", name)
 				continue
