@@ -45,56 +45,15 @@ func buildOffsetReplay(s *Sim) {
 	// Timeline: the meta store slows at stall, no checkpoint commits after
 	// ckpt, the meta container is killed at crash and starts again at
 	// restart; recovery ends at recovered.
-	stall := collect.Add(-52 * time.Second)
-	ckpt := collect.Add(-46 * time.Second)
-	crash := collect.Add(20 * time.Second)
-	paused := collect.Add(25 * time.Second)
-	restart := collect.Add(32 * time.Second)
-	recovered := collect.Add(41 * time.Second)
+	tl := metaRestartAt(collect)
+	stall, ckpt, crash, restart, recovered := tl.stall, tl.ckpt, tl.crash, tl.restart, tl.recovered
 	meta.Runs = []run{{start: created.Add(13 * time.Second), end: crash, reason: "Error", exit: 137}, {start: restart}}
 
-	const perSec, catchup = 1500.0, 6000.0
 	base := []float64{48211023, 47980412, 48330177, 48102950}
-	live := func(p int, t time.Time) float64 { return base[p] + perSec*t.Sub(collect).Seconds() }
-	resume := func(p int) float64 { return math.Floor(live(p, ckpt)) }
-	src.perSec = perSec
-	src.offsetFn = func(p int, t time.Time) float64 {
-		switch {
-		case t.Before(paused):
-			return live(p, t)
-		case t.Before(recovered):
-			return live(p, paused)
-		}
-		return math.Min(live(p, t), resume(p)+catchup*t.Sub(recovered).Seconds())
-	}
-	src.rateFn = func(p int, t time.Time) float64 {
-		switch {
-		case t.Before(paused):
-			return perSec
-		case t.Before(recovered):
-			return 0
-		case resume(p)+catchup*t.Sub(recovered).Seconds() < live(p, t):
-			return catchup
-		}
-		return perSec
-	}
-	src.hwFn = func(p int, t time.Time) float64 { return live(p, t) + 870 + float64(p*31) }
-	src.inputSince = func(p int, t time.Time) time.Time {
-		if t.Before(recovered) {
-			return time.Time{}
-		}
-		return recovered
-	}
-
-	far := collect.Add(10 * time.Minute)
-	s.Meta.barrier = histModel{rate: step{{baseTime, 1}, {stall, 0}, {recovered.Add(sec(1)), 1}}, lat: constant(0.55)}
-	s.Meta.allBarriers = lin{{stall, 2}, {crash, 2 + crash.Sub(stall).Seconds()}, {crash.Add(time.Millisecond), 0}, {recovered, 0}, {recovered.Add(sec(2)), 2}, {far, 2}}
-	s.Meta.inFlight = lin{{stall, 1}, {crash, 1 + crash.Sub(stall).Seconds()}, {crash.Add(time.Millisecond), 0}, {recovered, 0}, {recovered.Add(sec(2)), 1}, {far, 1}}
-	s.Meta.commitLag = lin{{ckpt, 1.2}, {crash, 1.2 + crash.Sub(ckpt).Seconds()}, {restart, 1.2 + restart.Sub(ckpt).Seconds()},
-		{recovered.Add(sec(1)), 1.2}, {far, 1.2}}
+	live, resume := tl.replaySource(src, base, 1500, 6000, true)
+	tl.stallBarriers(s, cns)
 	s.Meta.recoveryDur = recovered.Sub(restart.Add(sec(2.9))).Seconds()
 	for _, p := range cns {
-		p.m.progress = step{{baseTime, 1}, {stall, 0.9}, {crash, 0}, {recovered, 1}}
 		p.m.inflight = lin{{stall, 0.3}, {crash, 0.3}}
 	}
 
@@ -147,4 +106,76 @@ func buildOffsetReplay(s *Sim) {
 		groups = append(groups, consumerGroup{group: "orders-archiver", topic: "orders", part: p, current: int64(live(p, t)) - 22000, end: int64(src.hw(p, t))})
 	}
 	s.groups = consumerGroups(groups)
+}
+
+// metaRestart is the offset-replay timeline around a collection at
+// collect: the meta store slows at stall, nothing is committed after ckpt,
+// meta is killed at crash, the source pauses at paused, meta starts again
+// at restart and its recovery ends at recovered.
+type metaRestart struct {
+	collect, stall, ckpt, crash, paused, restart, recovered time.Time
+}
+
+func metaRestartAt(collect time.Time) metaRestart {
+	return metaRestart{collect: collect, stall: collect.Add(-52 * time.Second), ckpt: collect.Add(-46 * time.Second),
+		crash: collect.Add(20 * time.Second), paused: collect.Add(25 * time.Second),
+		restart: collect.Add(32 * time.Second), recovered: collect.Add(41 * time.Second)}
+}
+
+// replaySource drives src through the restart: partition p is at base[p]
+// at collect and grows by perSec; it stands still from paused, resumes at
+// the checkpointed offset at recovered and catches up at catchup messages
+// a second. withInputSince records when input resumed (v2.0+). live is
+// where each partition would be without the restart, resume the offset it
+// resumes from.
+func (m metaRestart) replaySource(src *Source, base []float64, perSec, catchup float64, withInputSince bool) (live func(p int, t time.Time) float64, resume func(p int) float64) {
+	live = func(p int, t time.Time) float64 { return base[p] + perSec*t.Sub(m.collect).Seconds() }
+	resume = func(p int) float64 { return math.Floor(live(p, m.ckpt)) }
+	src.perSec = perSec
+	src.offsetFn = func(p int, t time.Time) float64 {
+		switch {
+		case t.Before(m.paused):
+			return live(p, t)
+		case t.Before(m.recovered):
+			return live(p, m.paused)
+		}
+		return math.Min(live(p, t), resume(p)+catchup*t.Sub(m.recovered).Seconds())
+	}
+	src.rateFn = func(p int, t time.Time) float64 {
+		switch {
+		case t.Before(m.paused):
+			return perSec
+		case t.Before(m.recovered):
+			return 0
+		case resume(p)+catchup*t.Sub(m.recovered).Seconds() < live(p, t):
+			return catchup
+		}
+		return perSec
+	}
+	src.hwFn = func(p int, t time.Time) float64 { return live(p, t) + 870 + float64(p*31) }
+	if withInputSince {
+		src.inputSince = func(p int, t time.Time) time.Time {
+			if t.Before(m.recovered) {
+				return time.Time{}
+			}
+			return m.recovered
+		}
+	}
+	return live, resume
+}
+
+// stallBarriers sets meta's barrier curves and the compute nodes' barrier
+// progress through the restart: barriers pile up from stall until the
+// crash, none until recovered, then flow again.
+func (m metaRestart) stallBarriers(s *Sim, cns []*Pod) {
+	stall, ckpt, crash, restart, recovered := m.stall, m.ckpt, m.crash, m.restart, m.recovered
+	far := m.collect.Add(10 * time.Minute)
+	s.Meta.barrier = histModel{rate: step{{baseTime, 1}, {stall, 0}, {recovered.Add(sec(1)), 1}}, lat: constant(0.55)}
+	s.Meta.allBarriers = lin{{stall, 2}, {crash, 2 + crash.Sub(stall).Seconds()}, {crash.Add(time.Millisecond), 0}, {recovered, 0}, {recovered.Add(sec(2)), 2}, {far, 2}}
+	s.Meta.inFlight = lin{{stall, 1}, {crash, 1 + crash.Sub(stall).Seconds()}, {crash.Add(time.Millisecond), 0}, {recovered, 0}, {recovered.Add(sec(2)), 1}, {far, 1}}
+	s.Meta.commitLag = lin{{ckpt, 1.2}, {crash, 1.2 + crash.Sub(ckpt).Seconds()}, {restart, 1.2 + restart.Sub(ckpt).Seconds()},
+		{recovered.Add(sec(1)), 1.2}, {far, 1.2}}
+	for _, p := range cns {
+		p.m.progress = step{{baseTime, 1}, {stall, 0.9}, {crash, 0}, {recovered, 1}}
+	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strings"
 	"time"
@@ -137,59 +136,13 @@ func (s *Sim) buildReplayVariant(sp replaySpec) {
 	// Timeline: the meta store slows at stall, nothing is committed after
 	// ckpt, meta is killed at crash and starts again at restart; its
 	// recovery ends at recovered.
-	stall := collect.Add(-52 * time.Second)
-	ckpt := collect.Add(-46 * time.Second)
-	crash := collect.Add(20 * time.Second)
-	paused := collect.Add(25 * time.Second)
-	restart := collect.Add(32 * time.Second)
-	recovered := collect.Add(41 * time.Second)
+	tl := metaRestartAt(collect)
+	stall, crash, restart, recovered := tl.stall, tl.crash, tl.restart, tl.recovered
 	meta.Runs = []run{{start: created.Add(13 * time.Second), end: crash, reason: "Error", exit: 137}, {start: restart}}
 
-	const perSec = 1500.0
 	base := []float64{28211023, 27980412, 28330177, 28102950}
-	live := func(p int, t time.Time) float64 { return base[p] + perSec*t.Sub(collect).Seconds() }
-	resume := func(p int) float64 { return math.Floor(live(p, ckpt)) }
-	catchup := sp.catchup
-	src.perSec = perSec
-	src.offsetFn = func(p int, t time.Time) float64 {
-		switch {
-		case t.Before(paused):
-			return live(p, t)
-		case t.Before(recovered):
-			return live(p, paused)
-		}
-		return math.Min(live(p, t), resume(p)+catchup*t.Sub(recovered).Seconds())
-	}
-	src.rateFn = func(p int, t time.Time) float64 {
-		switch {
-		case t.Before(paused):
-			return perSec
-		case t.Before(recovered):
-			return 0
-		case resume(p)+catchup*t.Sub(recovered).Seconds() < live(p, t):
-			return catchup
-		}
-		return perSec
-	}
-	src.hwFn = func(p int, t time.Time) float64 { return live(p, t) + 870 + float64(p*31) }
-	if s.Version.atLeast(2, 0) {
-		src.inputSince = func(p int, t time.Time) time.Time {
-			if t.Before(recovered) {
-				return time.Time{}
-			}
-			return recovered
-		}
-	}
-
-	far := collect.Add(10 * time.Minute)
-	s.Meta.barrier = histModel{rate: step{{baseTime, 1}, {stall, 0}, {recovered.Add(sec(1)), 1}}, lat: constant(0.55)}
-	s.Meta.allBarriers = lin{{stall, 2}, {crash, 2 + crash.Sub(stall).Seconds()}, {crash.Add(time.Millisecond), 0}, {recovered, 0}, {recovered.Add(sec(2)), 2}, {far, 2}}
-	s.Meta.inFlight = lin{{stall, 1}, {crash, 1 + crash.Sub(stall).Seconds()}, {crash.Add(time.Millisecond), 0}, {recovered, 0}, {recovered.Add(sec(2)), 1}, {far, 1}}
-	s.Meta.commitLag = lin{{ckpt, 1.2}, {crash, 1.2 + crash.Sub(ckpt).Seconds()}, {restart, 1.2 + restart.Sub(ckpt).Seconds()},
-		{recovered.Add(sec(1)), 1.2}, {far, 1.2}}
-	for _, p := range cns {
-		p.m.progress = step{{baseTime, 1}, {stall, 0.9}, {crash, 0}, {recovered, 1}}
-	}
+	_, resume := tl.replaySource(src, base, 1500, sp.catchup, s.Version.atLeast(2, 0))
+	tl.stallBarriers(s, cns)
 
 	for _, p := range s.Pods {
 		if p.Other != "" || p == meta {
