@@ -41,16 +41,7 @@ func buildSinkBlockage(s *Sim) {
 	const cycle = 38.21
 	sinkFrag := sk.Job.fragOf("sink")
 	meta := s.pod("meta")
-	far := collect.Add(10 * time.Minute)
-	var all, inflight, lag lin
-	for t, k := outage, 0; t.Before(far); t, k = t.Add(sec(cycle)), k+1 {
-		fail := t.Add(sec(31))
-		all = append(all, pt{t, 2}, pt{fail, 30}, pt{fail.Add(sec(0.5)), 0}, pt{fail.Add(sec(6.5)), 0})
-		inflight = append(inflight, pt{t, 1}, pt{fail, 29}, pt{fail.Add(sec(0.5)), 0}, pt{fail.Add(sec(6.5)), 0})
-		lag = append(lag, pt{t, 1.3}, pt{fail, 32}, pt{fail.Add(sec(6.5)), 38}, pt{fail.Add(sec(7)), 1.3})
-		if fail.After(s.Done) {
-			continue
-		}
+	s.sinkFailCycles(outage, collect.Add(10*time.Minute), cycle, func(k int, t, fail time.Time) {
 		failed := sinkFrag.Actors[k%len(sinkFrag.Actors)]
 		for i, a := range sinkFrag.Actors {
 			p := a.Pod
@@ -75,9 +66,7 @@ func buildSinkBlockage(s *Sim) {
 				"error": "Kafka error: Message production error: MessageTimedOut (Local: Message timed out)"}})
 			s.recoveryIn(meta, fail.Add(sec(0.5)), 5.6+unit(fmt.Sprint(k)), "failed to collect barrier", true)
 		}
-	}
-	s.Meta.allBarriers, s.Meta.inFlight, s.Meta.commitLag = all, inflight, lag
-	s.Meta.barrier = histModel{rate: step{{baseTime, 1}, {outage, 0.45}}, lat: lin{{outage, 0.6}, {outage.Add(sec(10)), 17}, {far, 19}}}
+	})
 	sk.errRate = step{{baseTime, 0}, {outage.Add(sec(31)), 1 / cycle / 3}}
 	sk.readLag = lin{{outage, 1}, {outage.Add(sec(30)), 16}}
 	for _, p := range cns {
@@ -176,4 +165,24 @@ func buildSinkDecoupledLag(s *Sim) {
 			delay = min(delay*2, 30)
 		}
 	}
+}
+
+// sinkFailCycles drives meta's barriers through a sink whose broker went
+// away at outage, until far: every cycle seconds recovery ends, the sink
+// produces, 31 s later its messages time out and its actor exits, and
+// barriers pile up until then. each writes the evidence of cycle k, from t
+// to fail, for every cycle that failed before the collection ended.
+func (s *Sim) sinkFailCycles(outage, far time.Time, cycle float64, each func(k int, t, fail time.Time)) {
+	var all, inflight, lag lin
+	for t, k := outage, 0; t.Before(far); t, k = t.Add(sec(cycle)), k+1 {
+		fail := t.Add(sec(31))
+		all = append(all, pt{t, 2}, pt{fail, 30}, pt{fail.Add(sec(0.5)), 0}, pt{fail.Add(sec(6.5)), 0})
+		inflight = append(inflight, pt{t, 1}, pt{fail, 29}, pt{fail.Add(sec(0.5)), 0}, pt{fail.Add(sec(6.5)), 0})
+		lag = append(lag, pt{t, 1.3}, pt{fail, 32}, pt{fail.Add(sec(6.5)), 38}, pt{fail.Add(sec(7)), 1.3})
+		if !fail.After(s.Done) {
+			each(k, t, fail)
+		}
+	}
+	s.Meta.allBarriers, s.Meta.inFlight, s.Meta.commitLag = all, inflight, lag
+	s.Meta.barrier = histModel{rate: step{{baseTime, 1}, {outage, 0.45}}, lat: lin{{outage, 0.6}, {outage.Add(sec(10)), 17}, {far, 19}}}
 }

@@ -44,22 +44,11 @@ func (s *Sim) buildSinkVariant(sp sinkSpec) {
 	const cycle = 38.21
 	sinkFrag := sk.Job.fragOf("sink")
 	meta := s.pod("meta")
-	far := collect.Add(10 * time.Minute)
-	var all, inflight, lag lin
 	s.vStartAll()
-	for t, k := outage, 0; t.Before(far); t, k = t.Add(sec(cycle)), k+1 {
-		fail := t.Add(sec(31))
-		all = append(all, pt{t, 2}, pt{fail, 30}, pt{fail.Add(sec(0.5)), 0}, pt{fail.Add(sec(6.5)), 0})
-		inflight = append(inflight, pt{t, 1}, pt{fail, 29}, pt{fail.Add(sec(0.5)), 0}, pt{fail.Add(sec(6.5)), 0})
-		lag = append(lag, pt{t, 1.3}, pt{fail, 32}, pt{fail.Add(sec(6.5)), 38}, pt{fail.Add(sec(7)), 1.3})
-		if fail.After(s.Done) {
-			continue
-		}
+	s.sinkFailCycles(outage, collect.Add(10*time.Minute), cycle, func(k int, t, fail time.Time) {
 		a := sinkFrag.Actors[k%len(sinkFrag.Actors)]
 		s.vSinkCycle(meta, a, sk, broker, t, fail, k, 5.6+unit(fmt.Sprint(k)))
-	}
-	s.Meta.allBarriers, s.Meta.inFlight, s.Meta.commitLag = all, inflight, lag
-	s.Meta.barrier = histModel{rate: step{{baseTime, 1}, {outage, 0.45}}, lat: lin{{outage, 0.6}, {outage.Add(sec(10)), 17}, {far, 19}}}
+	})
 	sk.errRate = step{{baseTime, 0}, {outage.Add(sec(31)), 1 / cycle}}
 	for _, p := range cns {
 		p.m.progress = step{{baseTime, 1}, {outage, 0.45}}
