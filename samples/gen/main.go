@@ -37,8 +37,10 @@ func main() {
 		os.Exit(2)
 	}
 	if *variety {
-		if *size != "" {
-			fmt.Fprintln(os.Stderr, "gen: -size and -variety do not combine")
+		if *size != "" || *scale != 1 {
+			// The variety bundles show shapes, not volume: their noise is
+			// written for scale 1 only.
+			fmt.Fprintln(os.Stderr, "gen: -size and -scale do not combine with -variety")
 			os.Exit(2)
 		}
 		if err := generateVariety(*out, *only, *scale); err != nil {
