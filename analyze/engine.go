@@ -141,7 +141,7 @@ func (r *Rule) nameOf(subj string, env map[string]any) (string, error) {
 
 // bundleEnv is what expressions see as bundle.
 func (ev *Gathered) bundleEnv() map[string]any {
-	return map[string]any{"time": ev.Time, "version": ev.Info.RisingWaveVersion}
+	return map[string]any{"time": ev.Time, "version": normalizeVersion(ev.Info.RisingWaveVersion)}
 }
 
 // decide evaluates a rule whose required inputs are there: per subject or

@@ -556,7 +556,7 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 				if p != nil {
 					r.lets = append(r.lets, namedProgram{name: name, prog: p})
 				}
-				env[name] = typeWitness(p)
+				env[name] = typeWitness(p, env)
 			}
 		}
 	}
@@ -664,16 +664,24 @@ func oneLine(s string) string {
 
 // typeWitness is a value of the type a compiled expression yields, for
 // type-checking the expressions that use its result: the zero value when
-// the type is known, else a pointer to an empty interface, which the
-// checker lets be used as anything.
-func typeWitness(p *vm.Program) any {
-	if p != nil {
-		if t := p.Node().Type(); t != nil && t.Kind() != reflect.Interface {
-			return reflect.Zero(t).Interface()
-		}
-	}
+// the type is known; else what it yields on the type-checking environment
+// (empty rows), e.g. [] for `c ? split(...) : []`, which can be indexed;
+// else a pointer to an empty interface, which the checker lets be used as
+// most things.
+func typeWitness(p *vm.Program, env map[string]any) (w any) {
 	var v any
-	return &v
+	w = &v
+	if p == nil {
+		return w
+	}
+	if t := p.Node().Type(); t != nil && t.Kind() != reflect.Interface {
+		return reflect.Zero(t).Interface()
+	}
+	defer func() { _ = recover() }() // a witness only; the rule's own run reports errors
+	if out, err := expr.Run(p, env); err == nil && out != nil {
+		return out
+	}
+	return w
 }
 
 // conditionEnv is the environment a condition, value or subject expression
