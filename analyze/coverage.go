@@ -199,20 +199,14 @@ func (ev *Gathered) logComponents(kinds []bundle.Kind) string {
 	return "logs of " + strings.Join(cs, ", ")
 }
 
-// metricsCoverage is e.g. "metrics of compute (3 pods), 12 scrapes
-// 14:00-14:30; meta (rw-meta-0), 4 scrapes 14:00-14:30".
-func (ev *Gathered) metricsCoverage() string { return ev.metricsCoverageOf("") }
-
-// metricsCoverageOf is metricsCoverage restricted to the components that
-// the families a query reads came from (all when query is "").
+// metricsCoverageOf is e.g. "metrics of compute (3 pods), 12 scrapes
+// 14:00-14:30; meta (rw-meta-0), 4 scrapes 14:00-14:30", restricted to the
+// components that the families a query reads came from.
 func (ev *Gathered) metricsCoverageOf(query string) string {
-	var comps map[string]bool
-	if query != "" {
-		comps = ev.Metrics.Components(query)
-	}
+	comps := ev.Metrics.Components(query)
 	var parts []string
 	for _, c := range ev.Metrics.Coverage(ev.Component) {
-		if comps == nil || comps[c.Component] || c.Component == "prometheus" {
+		if comps[c.Component] || c.Component == "prometheus" {
 			parts = append(parts, c.String())
 		}
 	}
