@@ -1,0 +1,164 @@
+package analyze
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/rwdiag/rwdiag/analyze/kube"
+	"github.com/rwdiag/rwdiag/analyze/logs"
+	"github.com/rwdiag/rwdiag/analyze/metrics"
+	"github.com/rwdiag/rwdiag/analyze/sqlstore"
+	"github.com/rwdiag/rwdiag/bundle"
+)
+
+// validLevels are the levels a log signal's min_level may name.
+var validLevels = map[string]bool{"": true, "TRACE": true, "DEBUG": true, "INFO": true, "WARN": true, "ERROR": true}
+
+// compileSignal checks and compiles one signal of a rule, in whichever
+// evidence language it is written; nil when it has a problem.
+func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
+	s := &Signal{Name: name, Description: ss.Description}
+	set := 0
+	if ss.PromQL != "" {
+		set++
+		s.Kind = SignalPromQL
+	}
+	if ss.SQL != "" {
+		set++
+		s.Kind = SignalSQL
+	}
+	if ss.Kube != nil {
+		set++
+		s.Kind = SignalKube
+	}
+	if ss.Log != nil {
+		set++
+		s.Kind = SignalLog
+	}
+	if ss.AwaitTree != nil {
+		set++
+		s.Kind = SignalAwaitTree
+	}
+	if set != 1 {
+		l.add(path, "", "give exactly one of promql, sql, kube, log or awaittree")
+		return nil
+	}
+	if len(ss.SQLFallback) > 0 && s.Kind != SignalSQL {
+		l.add(path, "sql_fallback", "only with sql")
+	}
+	before := len(l.probs)
+	switch s.Kind {
+	case SignalPromQL:
+		s.PromQL = ss.PromQL
+		if err := metrics.CheckPromQL(ss.PromQL); err != nil {
+			l.add(path, "promql", "%s", oneLine(err.Error()))
+			break
+		}
+		names, all, err := metrics.Names(ss.PromQL)
+		if err != nil {
+			l.add(path, "promql", "%s", oneLine(err.Error()))
+		}
+		s.metricNames, s.allMetrics = names, all
+	case SignalSQL:
+		s.SQL = append([]string{ss.SQL}, ss.SQLFallback...)
+		for i, q := range s.SQL {
+			field := "sql"
+			if i > 0 {
+				field = fmt.Sprintf("sql_fallback[%d]", i-1)
+			}
+			if err := sqlstore.Check(q); err != nil {
+				l.add(path, field, "%s", oneLine(err.Error()))
+			}
+		}
+	case SignalKube:
+		k := ss.Kube
+		if k.Resource == "" {
+			l.add(path, "kube.resource", "required (pods, events, nodes, statefulsets, ...)")
+		}
+		if err := kube.CheckPath(k.Path); k.Path != "" && err != nil {
+			l.add(path, "kube.path", "%v", err)
+		}
+		for f, p := range k.Fields {
+			if err := kube.CheckPath(p); err != nil {
+				l.add(path, "kube.fields."+f, "%v", err)
+			}
+		}
+		s.Kube = &kube.Query{Resource: k.Resource, Component: k.Component, Labels: k.Labels, Path: k.Path, Fields: k.Fields}
+	case SignalAwaitTree:
+		q, err := compileAwaitTreeQuery(ss.AwaitTree)
+		if err != nil {
+			l.add(path, "awaittree", "%v", err)
+		}
+		s.AwaitTree = q
+	case SignalLog:
+		lg := ss.Log
+		if lg.Regex == "" {
+			l.add(path, "log.regex", "required")
+		}
+		re, err := regexp.Compile(lg.Regex)
+		if err != nil {
+			l.add(path, "log.regex", "%v", err)
+		}
+		kinds, err := parseKinds(lg.Files)
+		if err != nil {
+			l.add(path, "log.files", "%v", err)
+		}
+		lvl := strings.ToUpper(lg.MinLevel)
+		if !validLevels[lvl] {
+			l.add(path, "log.min_level", "%q is not one of TRACE, DEBUG, INFO, WARN, ERROR", lg.MinLevel)
+		}
+		if lg.MaxRows < 0 {
+			l.add(path, "log.max_rows", "must not be negative")
+		}
+		var section *regexp.Regexp
+		if lg.Section != "" {
+			section, err = regexp.Compile(lg.Section)
+			if err != nil {
+				l.add(path, "log.section", "%v", err)
+			}
+		}
+		s.Log = &logs.Query{Name: l.rule + "/" + name, Regex: re, Kinds: kinds, Container: lg.Container,
+			MinLevel: lvl, MaxRows: lg.MaxRows, Section: section}
+		s.component = lg.Component
+		if re != nil && len(l.probs) == before {
+			if err := logs.CheckQuery(s.Log); err != nil {
+				l.add(path, "log.regex", "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("log query %q: ", s.Log.Name)))
+			}
+		}
+	}
+	if len(l.probs) > before {
+		return nil
+	}
+	return s
+}
+
+// logFileKinds are the kinds a log signal may read, by name.
+var logFileKinds = []bundle.Kind{
+	bundle.KindLog, bundle.KindPreviousLog, bundle.KindDescribe, bundle.KindDiagnoseReport,
+	bundle.KindAwaitTreeText, bundle.KindAwaitTreeJSON, bundle.KindKafkaGroups, bundle.KindSQLExplain,
+}
+
+func parseKinds(names []string) ([]bundle.Kind, error) {
+	if len(names) == 0 {
+		return []bundle.Kind{bundle.KindLog, bundle.KindPreviousLog}, nil
+	}
+	var kinds []bundle.Kind
+	for _, n := range names {
+		found := false
+		for _, k := range logFileKinds {
+			if k.String() == n {
+				kinds = append(kinds, k)
+				found = true
+			}
+		}
+		if !found {
+			var known []string
+			for _, k := range logFileKinds {
+				known = append(known, k.String())
+			}
+			return nil, fmt.Errorf("unknown file kind %q (known: %s)", n, strings.Join(known, ", "))
+		}
+	}
+	return kinds, nil
+}
