@@ -75,9 +75,9 @@ var fixtures = map[string]want{
 		traces:   []string{"actor 1001 @2", "actor 1002 @9", "rpc 10.0.4.12:5688 - 1933 @17"},
 		slow: []string{
 			"1001 Epoch 4870012345139200 27.554 L4",
-			"1001 HashAggExecutor 3E900000004 27.553 L5",
-			"1001 HashAggExecutor 3E900000004 apply_chunk 27.550 L6",
-			"1001 store_iter 27.549 L7 leaf",
+			"1001 HashAgg 3E900000004 (actor 1001) 27.553 L5",
+			"1001 store_get 27.550 L6",
+			"1001 fetch_block 27.549 L7 leaf",
 			"10.0.4.12:5688 - 1933 collect_barrier (epoch 4870012345139200) 27.556 L19 leaf",
 		},
 		waits: []string{"collect_barrier 4870012345139200 27.556 slow L19"},
@@ -91,7 +91,7 @@ var fixtures = map[string]want{
 		traces: []string{"actor 52 @2", "actor 53 @10", "inflight-barrier 6801110584934400 @17", "jvm 3 @64 text"},
 		slow: []string{
 			"52 Epoch 6801112223334400 25.102 L4",
-			"52 SinkExecutor 3400000002 25.101 L5",
+			"52 Sink 3400000002 25.101 L5",
 			"52 consume_log (sink_id 9) 4102.540 L6",
 			"52 log_reader_next_item 25.100 L7",
 			"52 Wait Next Item from Buffer 25.100 L8 leaf",
@@ -132,7 +132,7 @@ var fixtures = map[string]want{
 		traces:   []string{"actor 61 @2", "actor 63 @8"},
 		slow: []string{
 			"61 Epoch 7012225110016000 18.310 L4",
-			"61 HashJoinExecutor 3D00000005 18.309 L5",
+			"61 HashJoin 3D00000005 18.309 L5",
 			"61 store_get 18.300 L6 leaf",
 			"63 Epoch 7012225764352000 12.849 L10",
 			"63 StreamScan 3F00000002 12.848 L11 leaf",
