@@ -61,6 +61,36 @@ func TestRuleTestFailureIsReported(t *testing.T) {
 	}
 }
 
+// A rule that fails to evaluate fails its case, even one that expects no
+// finding: an error is not a silent pass.
+func TestRuleErrorFailsCase(t *testing.T) {
+	rules, err := ParseRules("err.yaml", []byte(`apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: test-eval-error
+    pattern: sink-blockage
+    severity: info
+    title: t
+    signals:
+      errors: {log: {regex: 'Sink error'}}
+    condition: len(errors) > 0 && int(first(errors).message) > 0
+    summary: s
+    remediation: r
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := &TestCase{Name: "expects nothing", file: "inline", Expect: []Expectation{},
+		Files: map[string]string{"logs/rw-compute-0/compute.log": "2026-11-30T10:00:00Z ERROR x: Sink error: not a number\n"}}
+	res := RunTests(context.Background(), []*TestCase{c}, rules, nil)
+	if len(res) != 1 || res[0].Pass {
+		t.Fatalf("case passed, want a failure for the rule's evaluation error: %+v", res)
+	}
+	if out := res[0].String(); !strings.Contains(out, "test-eval-error") {
+		t.Errorf("failure report does not name the rule that failed:\n%s", out)
+	}
+}
+
 func writeBundleDir(t *testing.T, files map[string]string) string {
 	t.Helper()
 	dir := t.TempDir()

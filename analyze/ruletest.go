@@ -312,6 +312,18 @@ func runCase(ctx context.Context, c *TestCase, all []*Rule) CaseResult {
 	res.Findings = rep.Findings
 	res.Got = normalize(res.Got)
 	res.Pass = matches(res.Expected, res.Got)
+	// A rule that failed to evaluate produced no finding, which an
+	// `expect: []` would take for a pass: it is a failure of the case.
+	var failed []string
+	for _, rr := range rep.Rules {
+		if rr.Status == RuleError {
+			failed = append(failed, rr.ID+": "+rr.Reason)
+		}
+	}
+	if len(failed) > 0 {
+		res.Pass = false
+		res.Err = fmt.Errorf("rule evaluation failed: %s", strings.Join(failed, "; "))
+	}
 	return res
 }
 
