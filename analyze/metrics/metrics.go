@@ -106,6 +106,7 @@ type Store struct {
 	mu       sync.Mutex // guards what prepare builds
 	dirty    bool       // something was added since prepare
 	sorted   []*memSeries
+	ranged   []*memSeries // the sorted series that came from query_range files
 	byName   map[string][]*memSeries
 	bounds   metricIntervals
 	engine   *promql.Engine
@@ -614,9 +615,13 @@ func (s *Store) prepare() metricIntervals {
 	s.sorted = slices.Clone(s.series)
 	slices.SortFunc(s.sorted, func(a, b *memSeries) int { return labels.Compare(a.lset, b.lset) })
 	s.byName = map[string][]*memSeries{}
+	s.ranged = nil
 	for _, ms := range s.sorted {
 		n := ms.lset.Get(labels.MetricName)
 		s.byName[n] = append(s.byName[n], ms)
+		if ms.src != "" {
+			s.ranged = append(s.ranged, ms)
+		}
 	}
 	steps := slices.Clone(s.rangeSteps)
 	for _, files := range s.scrapes {
@@ -790,8 +795,8 @@ func (o *metricOrigins) path(lset labels.Labels, t int64) string {
 		}
 	}
 	best := ""
-	for _, ms := range s.sorted {
-		if ms.src == "" || (best != "" && ms.src >= best) {
+	for _, ms := range s.ranged { // only they have a src to give
+		if best != "" && ms.src >= best {
 			continue
 		}
 		if o.names != nil && !o.names[ms.lset.Get(labels.MetricName)] {
