@@ -2,9 +2,7 @@ package analyze
 
 import (
 	"fmt"
-	"io"
 	"slices"
-	"strings"
 )
 
 // Diff compares the findings of two reports of the same cluster, by
@@ -116,101 +114,4 @@ func diffItem(f Finding) DiffItem {
 // AddedAtOrAbove reports whether a new finding is at or above threshold.
 func (d *Diff) AddedAtOrAbove(threshold Severity) bool {
 	return slices.ContainsFunc(d.Added, func(it DiffItem) bool { return it.Severity >= threshold })
-}
-
-// Write writes the diff in format f: table, json or markdown.
-func (d *Diff) Write(w io.Writer, f Format) error {
-	return writeFormatted(w, f, "diff", d, d.writeMarkdown, d.writeTable)
-}
-
-// diffSections are the diff's lists with their headings, in print order.
-func (d *Diff) diffSections() []struct {
-	name  string
-	items []DiffItem
-} {
-	return []struct {
-		name  string
-		items []DiffItem
-	}{{"New", d.Added}, {"Resolved", d.Resolved}, {"Persisting", d.Persisting}, {"Undecided", d.Undecided}}
-}
-
-// countLine is e.g. "1 new, 1 resolved, 2 persisting, 0 undecided".
-func (d *Diff) countLine() string {
-	return fmt.Sprintf("%d new, %d resolved, %d persisting, %d undecided", len(d.Added), len(d.Resolved), len(d.Persisting), len(d.Undecided))
-}
-
-// notes warn when the bundles name different clusters, or NEW is older.
-func (d *Diff) notes() []string {
-	var ns []string
-	o, n := reportClusterLine(d.Old), reportClusterLine(d.New)
-	if o != "" && n != "" && o != n {
-		ns = append(ns, fmt.Sprintf("the bundles are of different clusters (%s; %s): fingerprints match only within one", o, n))
-	}
-	if !d.Old.CollectedAt.IsZero() && d.New.CollectedAt.Before(d.Old.CollectedAt) {
-		ns = append(ns, "NEW was collected before OLD: are they the wrong way round?")
-	}
-	return ns
-}
-
-func (d *Diff) writeTable(w io.Writer) error {
-	p := &reportPrinter{w: w}
-	p.lines("OLD: ", diffBundleLine(d.Old))
-	p.lines("NEW: ", diffBundleLine(d.New))
-	for _, n := range d.notes() {
-		p.lines("Note: ", n)
-	}
-	for _, s := range d.diffSections() {
-		if len(s.items) == 0 {
-			continue
-		}
-		p.printf("\n%s (%d):\n", s.name, len(s.items))
-		for _, it := range s.items {
-			sev := strings.ToUpper(it.Severity.String())
-			if it.OldSeverity != 0 {
-				sev = strings.ToUpper(it.OldSeverity.String()) + "->" + sev
-			}
-			p.lines("  ", fmt.Sprintf("[%s] %s: %s (%s, %s)", sev, it.Title, it.Subject, it.Rule, it.Fingerprint))
-			if it.Reason != "" {
-				p.lines("      why: ", it.Reason)
-			}
-			p.lines("      ", truncateRunes(sanitizeText(it.Summary, false), 400, "..."))
-		}
-	}
-	p.printf("\n%s.\n", d.countLine())
-	return p.err
-}
-
-func diffBundleLine(b BundleInfo) string {
-	s := reportBundleLine(b)
-	if !b.CollectedAt.IsZero() {
-		s += ", collected " + reportTime(b.CollectedAt)
-	}
-	return s
-}
-
-func (d *Diff) writeMarkdown(w io.Writer) error {
-	p := &reportPrinter{w: w}
-	p.printf("# rwdiag diff\n\n- **Old:** %s\n- **New:** %s\n", mdText(diffBundleLine(d.Old)), mdText(diffBundleLine(d.New)))
-	for _, n := range d.notes() {
-		p.printf("- **Note:** %s\n", mdText(n))
-	}
-	p.printf("\n**%s.**\n", d.countLine())
-	for _, s := range d.diffSections() {
-		if len(s.items) == 0 {
-			continue
-		}
-		p.printf("\n## %s\n\n| Severity | Finding | Subject | Rule | Summary |\n|---|---|---|---|---|\n", s.name)
-		for _, it := range s.items {
-			sev := it.Severity.String()
-			if it.OldSeverity != 0 {
-				sev = it.OldSeverity.String() + " → " + sev
-			}
-			sum := it.Summary
-			if it.Reason != "" {
-				sum = it.Reason + ". " + sum
-			}
-			p.printf("| %s | %s | %s | %s | %s |\n", sev, mdText(it.Title), mdCode(it.Subject), mdCode(it.Rule), mdText(sum))
-		}
-	}
-	return p.err
 }

@@ -87,6 +87,15 @@ type Evidence struct {
 	Value  *float64 `json:"value,omitempty"`
 }
 
+// Location is where in the bundle the evidence comes from: "path:line", or
+// the path when it has no line.
+func (e Evidence) Location() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d", e.Path, e.Line)
+	}
+	return e.Path
+}
+
 // Finding is what a rule found.
 type Finding struct {
 	Rule     string   `json:"rule"`

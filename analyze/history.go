@@ -288,7 +288,7 @@ func firstValues(r *Rule, rows map[string][][]Row, i int, subject string) (path,
 		}
 		label := s.Name
 		if len(rs) > 1 {
-			if ls := shortLabels(rowLabels(pick)); ls != "" {
+			if ls := ShortLabels(rowLabels(pick)); ls != "" {
 				label += "{" + ls + "}"
 			}
 		}
@@ -300,8 +300,9 @@ func firstValues(r *Rule, rows map[string][][]Row, i int, subject string) (path,
 	return path, strings.Join(parts, "; ")
 }
 
-// shortLabels writes the labels that tell series apart, pod first.
-func shortLabels(ls map[string]string) string {
+// ShortLabels writes labels as "pod=..., k=v, ...", pod first, leaving out
+// __name__ and component.
+func ShortLabels(ls map[string]string) string {
 	var keys []string
 	for k := range ls {
 		if k != "__name__" && k != "component" {

@@ -3,6 +3,7 @@ package analyze
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -86,6 +87,19 @@ type Timeline struct {
 	Entries []TimelineEntry `json:"entries"`
 	// Notes say what was left out and why.
 	Notes []string `json:"notes"`
+}
+
+// MarshalJSON keeps empty lists as [].
+func (tl Timeline) MarshalJSON() ([]byte, error) {
+	type plain Timeline
+	p := plain(tl)
+	if p.Entries == nil {
+		p.Entries = []TimelineEntry{}
+	}
+	if p.Notes == nil {
+		p.Notes = []string{}
+	}
+	return json.Marshal(p)
 }
 
 // Forensics is what the Markdown and HTML reports add to the findings: the
@@ -577,7 +591,7 @@ func (x *Forensics) Excerpt(f Finding, n int) (Excerpt, bool) {
 	for _, e := range f.Evidence {
 		see(e.Time)
 	}
-	own := ownEntries(f)
+	own := OwnEntries(f)
 	if h := x.History[f.Fingerprint]; h != nil {
 		see(h.FirstHeld)
 	}
@@ -631,14 +645,14 @@ func (x *Forensics) Excerpt(f Finding, n int) (Excerpt, bool) {
 	return ex, true
 }
 
-// ownEntries tells the entries that are a finding's own: its metric moment,
+// OwnEntries tells the entries that are a finding's own: its metric moment,
 // the lines its evidence cites, and, for evidence without a line (a pod's
 // status in pods.json), the entries of that file about its subject.
-func ownEntries(f Finding) func(TimelineEntry) bool {
+func OwnEntries(f Finding) func(TimelineEntry) bool {
 	lines, files := map[string]bool{}, map[string]bool{}
 	for _, e := range f.Evidence {
 		if e.Line > 0 {
-			lines[evidenceSource(e)] = true
+			lines[e.Location()] = true
 		} else if e.Path != "" {
 			files[e.Path] = true
 		}
@@ -647,7 +661,7 @@ func ownEntries(f Finding) func(TimelineEntry) bool {
 		switch {
 		case e.Fingerprint != "":
 			return e.Fingerprint == f.Fingerprint
-		case e.Line > 0 && lines[entrySource(e)]:
+		case e.Line > 0 && lines[e.Location()]:
 			return true
 		}
 		return files[e.Path] && e.Pod != "" && e.Pod == f.Subject
@@ -661,10 +675,18 @@ func absDuration(d time.Duration) time.Duration {
 	return d
 }
 
-// entrySource is "path:line", as evidenceSource writes it.
-func entrySource(e TimelineEntry) string {
+// Location is where in the bundle the entry comes from: "path:line", or
+// the path when it has no line.
+func (e TimelineEntry) Location() string {
 	if e.Line > 0 {
 		return fmt.Sprintf("%s:%d", e.Path, e.Line)
 	}
 	return e.Path
+}
+
+func pluralize(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -1,9 +1,7 @@
 package analyze
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"math/rand"
 	"os"
@@ -94,7 +92,7 @@ func tlCheck(t *testing.T, got []TimelineEntry, want []tlWant) {
 	t.Helper()
 	var b strings.Builder
 	for _, e := range got {
-		fmt.Fprintf(&b, "  %s %s %s %s\n", timelineTime(e.Time), e.Source, entrySource(e), e.Text)
+		fmt.Fprintf(&b, "  %s %s %s %s\n", e.Time.Format(time.RFC3339Nano), e.Source, e.Location(), e.Text)
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d entries, want %d:\n%s", len(got), len(want), b.String())
@@ -105,9 +103,9 @@ func tlCheck(t *testing.T, got []TimelineEntry, want []tlWant) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if e.Source != w.source || !e.Time.Equal(at) || entrySource(e) != w.from || !strings.Contains(e.Text, w.text) {
-			t.Errorf("entry %d = %s %s %s %q, want %s %s %s containing %q\nall:\n%s", i, timelineTime(e.Time), e.Source,
-				entrySource(e), e.Text, w.time, w.source, w.from, w.text, b.String())
+		if e.Source != w.source || !e.Time.Equal(at) || e.Location() != w.from || !strings.Contains(e.Text, w.text) {
+			t.Errorf("entry %d = %s %s %s %q, want %s %s %s containing %q\nall:\n%s", i, e.Time.Format(time.RFC3339Nano), e.Source,
+				e.Location(), e.Text, w.time, w.source, w.from, w.text, b.String())
 		}
 		if e.Time.Location() != time.UTC {
 			t.Errorf("entry %d time %v is not in UTC", i, e.Time)
@@ -159,9 +157,9 @@ func TestTimelineSources(t *testing.T) {
 	for _, e := range x.Timeline.Entries {
 		switch {
 		case e.Source == SourceLog && e.Pod == "rw-compute-0" && e.Container != "compute":
-			t.Errorf("%s: container %q, want compute", entrySource(e), e.Container)
+			t.Errorf("%s: container %q, want compute", e.Location(), e.Container)
 		case e.Source == SourceLog && strings.Contains(e.Text, "Failed to sync") && e.Level != "ERROR":
-			t.Errorf("%s: level %q, want ERROR", entrySource(e), e.Level)
+			t.Errorf("%s: level %q, want ERROR", e.Location(), e.Level)
 		case e.Source == SourceMetric && (e.Rule != "test-gauge-high" || e.Fingerprint != rep.Findings[0].Fingerprint || e.Level != "WARN"):
 			t.Errorf("metric entry %+v does not name its finding", e)
 		}
@@ -252,7 +250,7 @@ func TestTimelineShowsPanics(t *testing.T) {
 	})
 	for _, e := range x.Timeline.Entries {
 		if e.Level != "ERROR" {
-			t.Errorf("%s: level %q, want ERROR", entrySource(e), e.Level)
+			t.Errorf("%s: level %q, want ERROR", e.Location(), e.Level)
 		}
 	}
 }
@@ -270,7 +268,7 @@ func TestTimelineDedupesCrashLoopLogs(t *testing.T) {
 	_, x := tlInvestigate(t, files, TimelineOptions{})
 	var got []string
 	for _, e := range x.Timeline.Entries {
-		got = append(got, entrySource(e))
+		got = append(got, e.Location())
 	}
 	want := "logs/rw-compute-0/compute.previous.log:1 logs/rw-compute-0/sidecar.log:1 logs/rw-compute-0/compute.previous.log:2 logs/rw-compute-0/sidecar.log:2"
 	if strings.Join(got, " ") != want {
@@ -342,53 +340,6 @@ func TestLineSplitterMatchesLineReader(t *testing.T) {
 	}
 }
 
-func TestTimelineWrite(t *testing.T) {
-	tl := &Timeline{Bundle: "b.tar.zst", Entries: []TimelineEntry{
-		{Time: time.Date(2026, 11, 29, 20, 40, 7, 800000000, time.UTC), Source: SourceLog, Level: "WARN", Pod: "rw-compute-0",
-			Container: "compute", Path: "logs/rw-compute-0/compute.log", Line: 12, Text: "a | pipe and \x1b[31mcolour\x1b[0m"},
-		{Time: time.Date(2026, 11, 29, 20, 40, 8, 0, time.UTC), Source: SourceEventLog, Level: "ERROR", Path: "sql/rw_event_logs.csv", Line: 2, Text: "COLLECT_BARRIER_FAIL"},
-	}, Notes: []string{"logs/x.log: 3 lines carry no time"}}
-	var table, md, js bytes.Buffer
-	for f, buf := range map[Format]*bytes.Buffer{FormatTable: &table, FormatMarkdown: &md, FormatJSON: &js} {
-		if err := tl.Write(buf, f); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, want := range []string{"2026-11-29T20:40:07.800Z  WARN   log        rw-compute-0/compute  a | pipe and colour",
-		"(logs/rw-compute-0/compute.log:12)", "2 entries.", "Note: logs/x.log: 3 lines carry no time"} {
-		if !strings.Contains(table.String(), want) {
-			t.Errorf("table lacks %q:\n%s", want, table.String())
-		}
-	}
-	if strings.Contains(table.String(), "\x1b") {
-		t.Error("table passes terminal escapes through")
-	}
-	for _, want := range []string{"| 2026-11-29T20:40:07.800Z | WARN | log | `rw-compute-0/compute` | `a \\| pipe and colour` |", "`sql/rw_event_logs.csv:2`"} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md.String())
-		}
-	}
-	var back struct {
-		Bundle  string
-		Entries []map[string]any
-		Notes   []string
-	}
-	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
-		t.Fatal(err)
-	}
-	e := back.Entries[0]
-	if back.Bundle != "b.tar.zst" || e["time"] != "2026-11-29T20:40:07.8Z" || e["source"] != "log" || e["line"] != 12.0 || e["pod"] != "rw-compute-0" {
-		t.Errorf("json = %s", js.String())
-	}
-	if _, ok := back.Entries[1]["pod"]; ok {
-		t.Errorf("json has a pod for an entry without one: %s", js.String())
-	}
-	var empty bytes.Buffer
-	if err := (&Timeline{}).Write(&empty, FormatJSON); err != nil || !strings.Contains(empty.String(), `"entries": []`) {
-		t.Errorf("empty timeline json = %s, %v", empty.String(), err)
-	}
-}
-
 // An excerpt keeps the finding's own entries when the window holds more
 // than it shows.
 func TestExcerptPrefersTheFindingsOwnEntries(t *testing.T) {
@@ -445,8 +396,10 @@ func TestTimelineCompoundIncident(t *testing.T) {
 				return i, e
 			}
 		}
-		var b bytes.Buffer
-		x.Timeline.Write(&b, FormatTable)
+		var b strings.Builder
+		for _, e := range x.Timeline.Entries {
+			fmt.Fprintf(&b, "  %s %s %s %s\n", e.Time.Format(time.RFC3339Nano), e.Source, e.Location(), e.Text)
+		}
 		t.Fatalf("no %s on the timeline:\n%s", what, b.String())
 		return 0, TimelineEntry{}
 	}
@@ -469,7 +422,7 @@ func TestTimelineCompoundIncident(t *testing.T) {
 		wantLine bool
 	}{{backfill, "sql/rw_ddl_progress.csv", true}, {latency, "metrics/", false}, {kill, "kubernetes/pods.json", true}} {
 		if !strings.HasPrefix(c.e.Path, c.path) || (c.wantLine && c.e.Line == 0) {
-			t.Errorf("%s entry names %s, want a line of %s", c.e.Source, entrySource(c.e), c.path)
+			t.Errorf("%s entry names %s, want a line of %s", c.e.Source, c.e.Location(), c.path)
 		}
 	}
 	if kill.Pod != "shop-risingwave-compute-1" {
@@ -493,42 +446,5 @@ func TestTimelineCompoundIncident(t *testing.T) {
 				t.Errorf("latency points %v do not rise", pts)
 			}
 		}
-	}
-}
-
-// The Markdown report shows the timeline around each firing finding, and
-// the HTML report is the same bytes every time.
-func TestReportsShowTheTimeline(t *testing.T) {
-	rep, x := tlInvestigate(t, tlBundle, TimelineOptions{})
-	var md bytes.Buffer
-	if err := rep.WriteWith(&md, FormatMarkdown, x); err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{
-		"**Timeline** (2026-11-29T20:35:00.050Z to 2026-11-29T20:45:30.050Z, 5 minutes either side of the evidence; 1 more entry in `rwdiag timeline`)",
-		"| 2026-11-29T20:40:00.050Z | WARN | metric | `rw-compute-0` | `test-gauge-high (rw-compute-0): the rule's condition first held on its metrics at this scrape: gauge{pod=rw-compute-0} = 20` | `metrics/rw-compute-0/1795984800000.prom` |",
-		"| 2026-11-29T20:40:07.000Z | ERROR | termination | `rw-compute-0/compute` |",
-	} {
-		if !strings.Contains(md.String(), want) {
-			t.Errorf("markdown lacks %q:\n%s", want, md.String())
-		}
-	}
-	var plain bytes.Buffer
-	if err := rep.Write(&plain, FormatMarkdown); err != nil || strings.Contains(plain.String(), "**Timeline**") {
-		t.Errorf("markdown without forensics has a timeline (%v)", err)
-	}
-	var a, b bytes.Buffer
-	if err := rep.WriteWith(&a, FormatHTML, x); err != nil {
-		t.Fatal(err)
-	}
-	_, x2 := tlInvestigate(t, tlBundle, TimelineOptions{})
-	if err := rep.WriteWith(&b, FormatHTML, x2); err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(a.Bytes(), b.Bytes()) {
-		t.Error("two HTML reports of the same bundle differ")
-	}
-	if !strings.Contains(a.String(), `<figure class="chart" data-signal="gauge">`) || strings.Count(a.String(), "<polyline") != 2 {
-		t.Errorf("the HTML report lacks the gauge chart with its two series")
 	}
 }

@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/analyze/report"
 	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/rules"
 )
@@ -105,7 +106,7 @@ func runAnalyze(c *ucli.Context) error {
 	threshold, never, opts, rs := in.threshold, in.never, in.opts, in.rules
 	var rep *analyze.Report
 	var x *analyze.Forensics // the timeline and metric history that Markdown and HTML show
-	if format == analyze.FormatMarkdown || format == analyze.FormatHTML {
+	if format == report.FormatMarkdown || format == report.FormatHTML {
 		rep, x, err = analyze.Investigate(c.Context, c.Args().First(), rs, opts, analyze.TimelineOptions{})
 	} else {
 		rep, err = analyze.Analyze(c.Context, c.Args().First(), rs, opts)
@@ -114,7 +115,7 @@ func runAnalyze(c *ucli.Context) error {
 		return inputError(err)
 	}
 	rep.ToolVersion = versionString()
-	if err := writeOutput(c, out, func(w io.Writer) error { return rep.WriteWith(w, format, x) }); err != nil {
+	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteWith(w, rep, format, x) }); err != nil {
 		return err
 	}
 	for _, p := range rep.Bundle.Problems {
@@ -127,19 +128,19 @@ func runAnalyze(c *ucli.Context) error {
 }
 
 // reportFormat picks the format: the flag, else -o's extension, else a table.
-func reportFormat(flag, out string) (analyze.Format, error) {
+func reportFormat(flag, out string) (report.Format, error) {
 	if flag != "" {
-		return analyze.ParseFormat(flag)
+		return report.ParseFormat(flag)
 	}
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".json":
-		return analyze.ParseFormat("json")
+		return report.ParseFormat("json")
 	case ".md", ".markdown":
-		return analyze.ParseFormat("markdown")
+		return report.ParseFormat("markdown")
 	case ".html", ".htm":
-		return analyze.ParseFormat("html")
+		return report.ParseFormat("html")
 	}
-	return analyze.ParseFormat("table")
+	return report.ParseFormat("table")
 }
 
 // writeOutput writes to stdout, or to a file that appears only when whole.

@@ -7,6 +7,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/analyze/report"
 )
 
 func diffCommand() *ucli.Command {
@@ -60,7 +61,7 @@ func runDiff(c *ucli.Context) error {
 		reps[i] = rep
 	}
 	d := analyze.CompareReports(reps[0], reps[1])
-	if err := writeOutput(c, out, func(w io.Writer) error { return d.Write(w, format) }); err != nil {
+	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteDiff(w, d, format) }); err != nil {
 		return err
 	}
 	if !never && d.AddedAtOrAbove(threshold) {

@@ -11,6 +11,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/analyze/report"
 )
 
 func timelineCommand() *ucli.Command {
@@ -85,7 +86,7 @@ func runTimeline(c *ucli.Context) error {
 	if err != nil {
 		return inputError(err)
 	}
-	if err := writeOutput(c, out, func(w io.Writer) error { return x.Timeline.Write(w, format) }); err != nil {
+	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteTimeline(w, x.Timeline, format) }); err != nil {
 		return err
 	}
 	for _, p := range rep.Bundle.Problems {
@@ -96,7 +97,7 @@ func runTimeline(c *ucli.Context) error {
 
 // listFormat picks the format of a timeline or a diff: the flag, else -o's
 // extension, else a table. HTML is the analyze report's alone.
-func listFormat(flag, out string) (analyze.Format, error) {
+func listFormat(flag, out string) (report.Format, error) {
 	if flag == "" {
 		switch strings.ToLower(filepath.Ext(out)) {
 		case ".json":
@@ -107,8 +108,8 @@ func listFormat(flag, out string) (analyze.Format, error) {
 			flag = "table"
 		}
 	}
-	switch f := analyze.Format(flag); f {
-	case analyze.FormatTable, analyze.FormatJSON, analyze.FormatMarkdown:
+	switch f := report.Format(flag); f {
+	case report.FormatTable, report.FormatJSON, report.FormatMarkdown:
 		return f, nil
 	}
 	return "", fmt.Errorf("unknown format %q (want table, json or markdown)", flag)

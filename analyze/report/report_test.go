@@ -1,4 +1,4 @@
-package analyze
+package report
 
 import (
 	"bytes"
@@ -14,23 +14,25 @@ import (
 	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
+
+	"github.com/rwdiag/rwdiag/analyze"
 )
 
 var updateGolden = flag.Bool("update", false, "rewrite the report golden files in testdata/golden")
 
-const reportSchemaPath = "../docs/report-schema.json"
+const reportSchemaPath = "../../docs/report-schema.json"
 
 func reportPtr[T any](v T) *T { return &v }
 
 // reportSample has a critical finding with log, metric and SQL evidence, a
 // warning, an info, an inconclusive critical and the rule list around them,
 // in no particular order.
-func reportSample() *Report {
+func reportSample() *analyze.Report {
 	at := time.Date(2025, 3, 14, 9, 12, 7, 0, time.UTC)
-	return &Report{
-		SchemaVersion: ReportSchemaVersion,
+	return &analyze.Report{
+		SchemaVersion: analyze.ReportSchemaVersion,
 		Tool:          "rwdiag v0.4.0",
-		Bundle: BundleInfo{
+		Bundle: analyze.BundleInfo{
 			Path:              "rwdiag-prod-eu-1-20250314T093000Z.tar.zst",
 			Archive:           "tar.zst",
 			CollectedAt:       time.Date(2025, 3, 14, 9, 30, 0, 0, time.UTC),
@@ -44,17 +46,17 @@ func reportSample() *Report {
 				"sql/rw_ddl_progress.csv: line 12: wrong number of fields",
 			},
 		},
-		Findings: []Finding{
+		Findings: []analyze.Finding{
 			{
 				Rule:        "sink-blockage-retry-loop",
 				Pattern:     "sink-blockage",
-				Severity:    SeverityWarning,
-				Status:      StatusFiring,
+				Severity:    analyze.SeverityWarning,
+				Status:      analyze.StatusFiring,
 				Title:       "Sink retrying in a loop",
 				Subject:     "orders_to_kafka",
 				SubjectKind: "sink",
 				Summary:     "Sink orders_to_kafka logged 57 delivery errors in 10 minutes; its last error was \"Local: Message timed out\".",
-				Evidence: []Evidence{{
+				Evidence: []analyze.Evidence{{
 					Signal: "errors",
 					Path:   "logs/risingwave-compute-0/compute.log",
 					Line:   88213,
@@ -63,13 +65,13 @@ func reportSample() *Report {
 				}},
 				Remediation: "Check the broker is reachable from the compute pods:\n\n```sh\nkubectl -n risingwave exec risingwave-compute-0 -- nc -zv kafka-0.kafka 9092\n```\n",
 				Fingerprint: "0b5e1c7d2a9f4e36",
-				Links:       []Link{{Relation: "caused-by", Rule: "barrier-stall-slow-compute-node", Subject: "risingwave-compute-1", Fingerprint: "1a2b3c4d5e6f7081"}},
+				Links:       []analyze.Link{{Relation: "caused-by", Rule: "barrier-stall-slow-compute-node", Subject: "risingwave-compute-1", Fingerprint: "1a2b3c4d5e6f7081"}},
 			},
 			{
 				Rule:        "oom-crash-loop-compute",
 				Pattern:     "oom-crash-loop",
-				Severity:    SeverityCritical,
-				Status:      StatusInconclusive,
+				Severity:    analyze.SeverityCritical,
+				Status:      analyze.StatusInconclusive,
 				Title:       "Compute node killed for memory",
 				Subject:     "cluster",
 				SubjectKind: "cluster",
@@ -80,13 +82,13 @@ func reportSample() *Report {
 			{
 				Rule:        "barrier-stall-slow-compute-node",
 				Pattern:     "barrier-stall",
-				Severity:    SeverityCritical,
-				Status:      StatusFiring,
+				Severity:    analyze.SeverityCritical,
+				Status:      analyze.StatusFiring,
 				Title:       "Barrier stalled behind a slow compute node",
 				Subject:     "risingwave-compute-1",
 				SubjectKind: "pod",
 				Summary:     "Barrier latency reached 312s (threshold 60s) and risingwave-compute-1 has the slowest actors; checkpoints have not advanced for 41 minutes.",
-				Evidence: []Evidence{
+				Evidence: []analyze.Evidence{
 					{
 						Signal: "latency",
 						Path:   "metrics/prometheus/meta_barrier_duration_seconds.json",
@@ -124,13 +126,13 @@ func reportSample() *Report {
 			{
 				Rule:        "backfill-starvation-slow-progress",
 				Pattern:     "backfill-starvation",
-				Severity:    SeverityInfo,
-				Status:      StatusFiring,
+				Severity:    analyze.SeverityInfo,
+				Status:      analyze.StatusFiring,
 				Title:       "Backfill making slow progress",
 				Subject:     "mv_order_totals_by_region_hourly",
 				SubjectKind: "materialized_view",
 				Summary:     "Backfill of mv_order_totals_by_region_hourly is at 3.2% after 2h.",
-				Evidence: []Evidence{{
+				Evidence: []analyze.Evidence{{
 					Signal: "progress",
 					Path:   "sql/rw_ddl_progress.csv",
 					Line:   4,
@@ -140,25 +142,25 @@ func reportSample() *Report {
 				Fingerprint: "77d1a3c0fe9b2d55",
 			},
 		},
-		Rules: []RuleResult{
-			{ID: "sink-blockage-retry-loop", Status: RuleFired},
-			{ID: "barrier-stall-slow-compute-node", Status: RuleFired},
-			{ID: "oom-crash-loop-compute", Status: RuleInconclusive, Reason: "needs kubernetes/pods.json (collection step kubernetes-pods failed: forbidden)"},
-			{ID: "offset-replay-source-reset", Status: RulePassed, Examined: []Examined{
+		Rules: []analyze.RuleResult{
+			{ID: "sink-blockage-retry-loop", Status: analyze.RuleFired},
+			{ID: "barrier-stall-slow-compute-node", Status: analyze.RuleFired},
+			{ID: "oom-crash-loop-compute", Status: analyze.RuleInconclusive, Reason: "needs kubernetes/pods.json (collection step kubernetes-pods failed: forbidden)"},
+			{ID: "offset-replay-source-reset", Status: analyze.RulePassed, Examined: []analyze.Examined{
 				{Signal: "resumed", Kind: "log", Decisive: true, Read: true, Coverage: "compute logs of 3 of 3 pods (1 previous)"},
 				{Signal: "stepped_back", Kind: "promql", Decisive: true, Read: false, Coverage: "source_latest_message_id not in the metrics scraped (metrics of meta (rw-meta-0), 5 scrapes 09:00-09:04)"},
 			}},
-			{ID: "backfill-starvation-slow-progress", Status: RuleFired},
-			{ID: "sink-blockage-legacy-jdbc", Status: RuleSkipped, Reason: "applies to RisingWave <2.0, bundle has v2.2.1"},
-			{ID: "barrier-stall-object-store", Status: RulePassed},
+			{ID: "backfill-starvation-slow-progress", Status: analyze.RuleFired},
+			{ID: "sink-blockage-legacy-jdbc", Status: analyze.RuleSkipped, Reason: "applies to RisingWave <2.0, bundle has v2.2.1"},
+			{ID: "barrier-stall-object-store", Status: analyze.RulePassed},
 		},
 	}
 }
 
-func renderReport(t *testing.T, r *Report, f Format) []byte {
+func renderReport(t *testing.T, r *analyze.Report, f Format) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := r.Write(&buf, f); err != nil {
+	if err := Write(&buf, r, f); err != nil {
 		t.Fatalf("Write(%s): %v", f, err)
 	}
 	return buf.Bytes()
@@ -185,9 +187,9 @@ func validateReportJSON(sch *jsonschema.Schema, b []byte) error {
 
 func TestReportJSONMatchesSchema(t *testing.T) {
 	sch := compileReportSchema(t)
-	for name, r := range map[string]*Report{
+	for name, r := range map[string]*analyze.Report{
 		"sample": reportSample(),
-		"empty":  {SchemaVersion: ReportSchemaVersion, Tool: "rwdiag", Bundle: BundleInfo{Path: "b", HandMade: true}},
+		"empty":  {SchemaVersion: analyze.ReportSchemaVersion, Tool: "rwdiag", Bundle: analyze.BundleInfo{Path: "b", HandMade: true}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := renderReport(t, r, FormatJSON)
@@ -266,7 +268,7 @@ var mdJSONBlockRE = regexp.MustCompile("(?s)```json\n(.*?)\n```")
 // TestReportSchemaDocExample checks the example in docs/report-schema.md:
 // it validates, and it is exactly what the Go types read and write.
 func TestReportSchemaDocExample(t *testing.T) {
-	doc, err := os.ReadFile("../docs/report-schema.md")
+	doc, err := os.ReadFile("../../docs/report-schema.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,7 +283,7 @@ func TestReportSchemaDocExample(t *testing.T) {
 			t.Errorf("example %d in docs/report-schema.md does not validate:\n%v", i+1, err)
 			continue
 		}
-		var r Report
+		var r analyze.Report
 		dec := json.NewDecoder(bytes.NewReader(example))
 		dec.DisallowUnknownFields()
 		if err := dec.Decode(&r); err != nil {
@@ -303,18 +305,18 @@ func TestReportSchemaDocExample(t *testing.T) {
 }
 
 func TestReportGolden(t *testing.T) {
-	empty := &Report{
-		SchemaVersion: ReportSchemaVersion,
+	empty := &analyze.Report{
+		SchemaVersion: analyze.ReportSchemaVersion,
 		Tool:          "rwdiag v0.4.0",
-		Bundle:        BundleInfo{Path: "./my-bundle", Archive: "directory", HandMade: true, Complete: true, Files: 9},
-		Rules: []RuleResult{
-			{ID: "barrier-stall-slow-compute-node", Status: RulePassed},
-			{ID: "sink-blockage-retry-loop", Status: RuleError, Reason: `signal "errors": sql: no such table: rw_sinks`},
+		Bundle:        analyze.BundleInfo{Path: "./my-bundle", Archive: "directory", HandMade: true, Complete: true, Files: 9},
+		Rules: []analyze.RuleResult{
+			{ID: "barrier-stall-slow-compute-node", Status: analyze.RulePassed},
+			{ID: "sink-blockage-retry-loop", Status: analyze.RuleError, Reason: `signal "errors": sql: no such table: rw_sinks`},
 		},
 	}
 	tests := []struct {
 		file   string
-		report *Report
+		report *analyze.Report
 		format Format
 	}{
 		{"report.md", reportSample(), FormatMarkdown},
@@ -337,7 +339,7 @@ func TestReportGolden(t *testing.T) {
 			}
 			want, err := os.ReadFile(path)
 			if err != nil {
-				t.Fatalf("%v (run go test ./analyze -run TestReportGolden -update to create it)", err)
+				t.Fatalf("%v (run go test ./analyze/report -run TestReportGolden -update to create it)", err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Errorf("%s differs from the output (run with -update to accept it)\n--- got ---\n%s", path, got)
@@ -367,7 +369,7 @@ func TestReportTableFitsTerminal(t *testing.T) {
 }
 
 func TestReportNoFindings(t *testing.T) {
-	r := &Report{SchemaVersion: ReportSchemaVersion, Bundle: BundleInfo{Path: "b"}}
+	r := &analyze.Report{SchemaVersion: analyze.ReportSchemaVersion, Bundle: analyze.BundleInfo{Path: "b"}}
 	if out := renderReport(t, r, FormatTable); !bytes.Contains(out, []byte("\nNo findings.\n")) {
 		t.Errorf("table output of an empty report lacks \"No findings.\":\n%s", out)
 	}
@@ -383,7 +385,7 @@ func TestReportNoFindings(t *testing.T) {
 // the Markdown evidence table.
 func TestReportHostileText(t *testing.T) {
 	r := reportSample()
-	r.Findings[0].Evidence = []Evidence{{
+	r.Findings[0].Evidence = []analyze.Evidence{{
 		Signal: "errors",
 		Path:   "logs/x|y.log",
 		Line:   7,
@@ -473,65 +475,14 @@ func TestReportSort(t *testing.T) {
 		}
 	}
 	// Same rule, several subjects: by subject.
-	r := &Report{Findings: []Finding{
-		{Rule: "a", Pattern: "p", Severity: SeverityWarning, Status: StatusFiring, Subject: "pod-2"},
-		{Rule: "a", Pattern: "p", Severity: SeverityWarning, Status: StatusFiring, Subject: "pod-10"},
-		{Rule: "a", Pattern: "p", Severity: SeverityWarning, Status: StatusFiring, Subject: "pod-1"},
+	r := &analyze.Report{Findings: []analyze.Finding{
+		{Rule: "a", Pattern: "p", Severity: analyze.SeverityWarning, Status: analyze.StatusFiring, Subject: "pod-2"},
+		{Rule: "a", Pattern: "p", Severity: analyze.SeverityWarning, Status: analyze.StatusFiring, Subject: "pod-10"},
+		{Rule: "a", Pattern: "p", Severity: analyze.SeverityWarning, Status: analyze.StatusFiring, Subject: "pod-1"},
 	}}
 	r.Sort()
 	if got := []string{r.Findings[0].Subject, r.Findings[1].Subject, r.Findings[2].Subject}; !reflect.DeepEqual(got, []string{"pod-1", "pod-10", "pod-2"}) {
 		t.Errorf("subjects sorted as %v", got)
-	}
-}
-
-func TestParseFailOn(t *testing.T) {
-	tests := []struct {
-		in        string
-		threshold Severity
-		never     bool
-		err       bool
-	}{
-		{"critical", SeverityCritical, false, false},
-		{"warning", SeverityWarning, false, false},
-		{"info", SeverityInfo, false, false},
-		{"never", 0, true, false},
-		{"", 0, false, true},
-		{"Warning", 0, false, true},
-		{"error", 0, false, true},
-	}
-	for _, tt := range tests {
-		threshold, never, err := ParseFailOn(tt.in)
-		if (err != nil) != tt.err || threshold != tt.threshold || never != tt.never {
-			t.Errorf("ParseFailOn(%q) = %v, %v, %v; want %v, %v, error %v", tt.in, threshold, never, err, tt.threshold, tt.never, tt.err)
-		}
-	}
-}
-
-func TestExceedsFailOn(t *testing.T) {
-	f := func(sev Severity, st Status) Finding {
-		return Finding{Rule: "r", Pattern: "p", Severity: sev, Status: st, Subject: "s"}
-	}
-	tests := []struct {
-		name      string
-		findings  []Finding
-		threshold Severity
-		want      bool
-	}{
-		{"no findings", nil, SeverityInfo, false},
-		{"inconclusive critical at info", []Finding{f(SeverityCritical, StatusInconclusive)}, SeverityInfo, false},
-		{"inconclusive critical at critical", []Finding{f(SeverityCritical, StatusInconclusive)}, SeverityCritical, false},
-		{"warning at warning", []Finding{f(SeverityWarning, StatusFiring)}, SeverityWarning, true},
-		{"warning at critical", []Finding{f(SeverityWarning, StatusFiring)}, SeverityCritical, false},
-		{"warning at info", []Finding{f(SeverityWarning, StatusFiring)}, SeverityInfo, true},
-		{"info at warning", []Finding{f(SeverityInfo, StatusFiring)}, SeverityWarning, false},
-		{"critical at warning", []Finding{f(SeverityCritical, StatusFiring)}, SeverityWarning, true},
-		{"mixed at critical", []Finding{f(SeverityWarning, StatusFiring), f(SeverityCritical, StatusInconclusive), f(SeverityCritical, StatusFiring)}, SeverityCritical, true},
-	}
-	for _, tt := range tests {
-		r := &Report{Findings: tt.findings}
-		if got := r.ExceedsFailOn(tt.threshold); got != tt.want {
-			t.Errorf("%s: ExceedsFailOn(%s) = %v, want %v", tt.name, tt.threshold, got, tt.want)
-		}
 	}
 }
 
@@ -546,7 +497,7 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) succeeded", s)
 		}
 	}
-	if err := reportSample().Write(&bytes.Buffer{}, "yaml"); err == nil {
+	if err := Write(&bytes.Buffer{}, reportSample(), "yaml"); err == nil {
 		t.Error("Write with an unknown format succeeded")
 	}
 }

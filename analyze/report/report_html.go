@@ -1,4 +1,4 @@
-package analyze
+package report
 
 import (
 	"cmp"
@@ -13,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/rwdiag/rwdiag/analyze"
 )
 
 // The HTML report is one self-contained page: inline CSS, charts as inline
@@ -28,8 +30,8 @@ var reportHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 	"upper": strings.ToUpper,
 	"time":  timelineTime,
 	"rfc":   reportTime,
-	"src":   evidenceSource,
-	"esrc":  entrySource,
+	"src":   analyze.Evidence.Location,
+	"esrc":  analyze.TimelineEntry.Location,
 	"who":   entryWho,
 	"clean": func(s string) string { return sanitizeText(s, true) },
 	"link":  func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
@@ -43,7 +45,7 @@ const (
 )
 
 type htmlPage struct {
-	R            *Report
+	R            *analyze.Report
 	Summary      string
 	RulesLine    string
 	Shape        string
@@ -51,8 +53,8 @@ type htmlPage struct {
 	Notes        []string
 	Firing       []htmlFinding
 	Inconclusive []htmlFinding
-	Notable      []RuleResult
-	Examined     []RuleResult
+	Notable      []analyze.RuleResult
+	Examined     []analyze.RuleResult
 	Timeline     htmlEntries
 	TimelineMore int
 	TimelineNote []string
@@ -60,12 +62,12 @@ type htmlPage struct {
 }
 
 type htmlFinding struct {
-	F           Finding
+	F           analyze.Finding
 	Anchor      string
 	Remediation template.HTML
 	Charts      []htmlChart
 	NoData      []string // signals without a series
-	Excerpt     *Excerpt
+	Excerpt     *analyze.Excerpt
 	ExcerptRows htmlEntries
 	FirstHeld   string
 }
@@ -73,20 +75,20 @@ type htmlFinding struct {
 // htmlEntries are timeline rows; those of the finding they are shown with
 // (its metric moment, the lines its evidence cites) are marked.
 type htmlEntries struct {
-	Entries []TimelineEntry
-	own     func(TimelineEntry) bool
+	Entries []analyze.TimelineEntry
+	own     func(analyze.TimelineEntry) bool
 }
 
 // Own reports whether e belongs to the finding the rows are shown with.
-func (h htmlEntries) Own(e TimelineEntry) bool { return h.own != nil && h.own(e) }
+func (h htmlEntries) Own(e analyze.TimelineEntry) bool { return h.own != nil && h.own(e) }
 
-func (r *Report) writeHTML(w io.Writer, x *Forensics) error {
-	page := htmlPage{R: r, Summary: r.tally().summaryLine(), RulesLine: r.rulesLine(),
+func writeHTML(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
+	page := htmlPage{R: r, Summary: tally(r).summaryLine(), RulesLine: rulesLine(r),
 		Shape: reportBundleShape(r.Bundle), Cluster: reportClusterLine(r.Bundle), Notes: reportBundleNotes(r.Bundle),
-		Notable: r.notableRules(), Examined: r.examinedRules()}
+		Notable: notableRules(r), Examined: examinedRules(r)}
 	for _, f := range r.Findings {
 		hf := htmlFinding{F: f, Anchor: "f-" + f.Fingerprint, Remediation: markdownHTML(f.Remediation)}
-		if f.Status != StatusFiring {
+		if f.Status != analyze.StatusFiring {
 			page.Inconclusive = append(page.Inconclusive, hf)
 			continue
 		}
@@ -105,7 +107,7 @@ func (r *Report) writeHTML(w io.Writer, x *Forensics) error {
 			}
 			if ex, ok := x.Excerpt(f, htmlExcerptEntries); ok {
 				hf.Excerpt = &ex
-				hf.ExcerptRows = htmlEntries{Entries: ex.Entries, own: ownEntries(f)}
+				hf.ExcerptRows = htmlEntries{Entries: ex.Entries, own: analyze.OwnEntries(f)}
 			}
 		}
 		page.Firing = append(page.Firing, hf)
@@ -168,11 +170,11 @@ type chartLine struct {
 type chartDot struct{ X, Y float64 }
 
 // buildChart lays out one signal's series over the history's times.
-func buildChart(h *MetricHistory, s SignalHistory) htmlChart {
+func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory) htmlChart {
 	c := htmlChart{Signal: s.Name, Description: s.Description, PromQL: s.PromQL, W: chartW, H: chartH,
 		X0: chartLeft, X1: chartW - chartRight, Y0: chartTop, Y1: chartH - chartBottom}
 	series := slices.Clone(s.Series)
-	slices.SortStableFunc(series, func(a, b SeriesHistory) int {
+	slices.SortStableFunc(series, func(a, b analyze.SeriesHistory) int {
 		if a.Subject != b.Subject {
 			if a.Subject {
 				return -1
@@ -262,7 +264,7 @@ func yPos(v, lo, hi float64) float64 {
 	return chartTop + chartPlotH*(1-(v-lo)/(hi-lo))
 }
 
-func seriesMax(s SeriesHistory) float64 {
+func seriesMax(s analyze.SeriesHistory) float64 {
 	m := math.Inf(-1)
 	for _, p := range s.Points {
 		m = max(m, p.V)
@@ -272,7 +274,7 @@ func seriesMax(s SeriesHistory) float64 {
 
 // seriesLabels names each series by the labels that tell it apart from
 // the others; a lone series by its labels, else the signal's name.
-func seriesLabels(series []SeriesHistory, signal string) []string {
+func seriesLabels(series []analyze.SeriesHistory, signal string) []string {
 	out := make([]string, len(series))
 	differ := map[string]bool{}
 	for _, se := range series {
@@ -291,7 +293,7 @@ func seriesLabels(series []SeriesHistory, signal string) []string {
 				ls[k] = v
 			}
 		}
-		out[i] = shortLabels(ls)
+		out[i] = analyze.ShortLabels(ls)
 		if out[i] == "" {
 			out[i] = signal
 		}

@@ -1,4 +1,4 @@
-package analyze
+package report
 
 import (
 	"bytes"
@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rwdiag/rwdiag/analyze"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -51,12 +52,12 @@ func TestHTMLReportEscapesBundleText(t *testing.T) {
 	rep.Findings[0].Evidence[0].Text = evil
 	rep.Findings[0].Remediation = evil + "\n\n```\n" + evil + "\n```\n"
 	at := time.Date(2025, 3, 14, 9, 28, 41, 0, time.UTC)
-	x := &Forensics{Timeline: &Timeline{Entries: []TimelineEntry{{Time: at, Source: SourceLog, Level: "WARN", Pod: evil, Path: evil, Text: evil}}},
-		History: map[string]*MetricHistory{rep.Findings[0].Fingerprint: {Times: []time.Time{at, at.Add(time.Minute)},
-			Signals: []SignalHistory{{Name: evil, PromQL: evil, Series: []SeriesHistory{{Series: evil, Labels: map[string]string{"pod": evil},
-				Points: []MetricPoint{{at, 1}, {at.Add(time.Minute), 2}}}}}}}}}
+	x := &analyze.Forensics{Timeline: &analyze.Timeline{Entries: []analyze.TimelineEntry{{Time: at, Source: analyze.SourceLog, Level: "WARN", Pod: evil, Path: evil, Text: evil}}},
+		History: map[string]*analyze.MetricHistory{rep.Findings[0].Fingerprint: {Times: []time.Time{at, at.Add(time.Minute)},
+			Signals: []analyze.SignalHistory{{Name: evil, PromQL: evil, Series: []analyze.SeriesHistory{{Series: evil, Labels: map[string]string{"pod": evil},
+				Points: []analyze.MetricPoint{{T: at, V: 1}, {T: at.Add(time.Minute), V: 2}}}}}}}}}
 	var b bytes.Buffer
-	if err := rep.WriteWith(&b, FormatHTML, x); err != nil {
+	if err := WriteWith(&b, rep, FormatHTML, x); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -114,10 +115,10 @@ func checkSelfContained(t *testing.T, page string) {
 func TestChartLayout(t *testing.T) {
 	t0 := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
 	times := []time.Time{t0, t0.Add(time.Minute), t0.Add(2 * time.Minute), t0.Add(3 * time.Minute)}
-	h := &MetricHistory{Times: times, FirstHeld: times[2]}
-	s := SignalHistory{Name: "rss", PromQL: "process_resident_memory_bytes", Series: []SeriesHistory{
-		{Series: `{pod="a"}`, Labels: map[string]string{"pod": "a", "component": "compute"}, Points: []MetricPoint{{times[0], 1 << 30}, {times[1], 2 << 30}, {times[3], 7 << 30}}},
-		{Series: `{pod="b"}`, Labels: map[string]string{"pod": "b", "component": "compute"}, Subject: true, Points: []MetricPoint{{times[0], 1 << 30}}},
+	h := &analyze.MetricHistory{Times: times, FirstHeld: times[2]}
+	s := analyze.SignalHistory{Name: "rss", PromQL: "process_resident_memory_bytes", Series: []analyze.SeriesHistory{
+		{Series: `{pod="a"}`, Labels: map[string]string{"pod": "a", "component": "compute"}, Points: []analyze.MetricPoint{{T: times[0], V: 1 << 30}, {T: times[1], V: 2 << 30}, {T: times[3], V: 7 << 30}}},
+		{Series: `{pod="b"}`, Labels: map[string]string{"pod": "b", "component": "compute"}, Subject: true, Points: []analyze.MetricPoint{{T: times[0], V: 1 << 30}}},
 	}}
 	c := buildChart(h, s)
 	if len(c.Lines) != 2 || c.Lines[0].Label != "pod=b" || !c.Lines[0].Subject || c.Lines[1].Label != "pod=a" {
@@ -270,26 +271,26 @@ var (
 // network for nothing. The screenshots are left in the artifact directory.
 func TestHTMLReportInBrowser(t *testing.T) {
 	chromium := findChromium(t)
-	rules := loadTestRules(t, "../rules")
+	rules := loadTestRules(t, "../../rules")
 	artifacts := artifactDir(t)
 	for _, s := range []struct{ name, path string }{
-		{"compound-incident", "../samples/compound-incident"},
-		{"oom-crash-loop", "../samples/oom-crash-loop"},
-		{"barrier-stall", "../rules/testdata/barrier-stall"},
-		{"backfill", "../rules/testdata/backfill"},
+		{"compound-incident", "../../samples/compound-incident"},
+		{"oom-crash-loop", "../../samples/oom-crash-loop"},
+		{"barrier-stall", "../../rules/testdata/barrier-stall"},
+		{"backfill", "../../rules/testdata/backfill"},
 	} {
 		t.Run(s.name, func(t *testing.T) {
 			t.Parallel()
 			if _, err := os.Stat(s.path); err != nil {
 				t.Skipf("%s: %v", s.path, err)
 			}
-			rep, x, err := Investigate(context.Background(), s.path, rules, bundle.Options{}, TimelineOptions{})
+			rep, x, err := analyze.Investigate(context.Background(), s.path, rules, bundle.Options{}, analyze.TimelineOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
 			page := filepath.Join(artifacts, "report-"+s.name+".html")
 			var b bytes.Buffer
-			if err := rep.WriteWith(&b, FormatHTML, x); err != nil {
+			if err := WriteWith(&b, rep, FormatHTML, x); err != nil {
 				t.Fatal(err)
 			}
 			checkSelfContained(t, b.String())
@@ -311,7 +312,7 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			}
 			firing := 0
 			for _, f := range rep.Findings {
-				if f.Status != StatusFiring {
+				if f.Status != analyze.StatusFiring {
 					continue
 				}
 				firing++

@@ -1,4 +1,4 @@
-package analyze
+package report
 
 import (
 	"bufio"
@@ -7,11 +7,15 @@ import (
 	"io"
 	"strings"
 	"time"
+
+	"github.com/rwdiag/rwdiag/analyze"
 )
 
-// Write writes the timeline in format f: table, json or markdown.
-func (tl *Timeline) Write(w io.Writer, f Format) error {
-	return writeFormatted(w, f, "timeline", tl, tl.writeMarkdown, tl.writeTable)
+// WriteTimeline writes the timeline in format f: table, json or markdown.
+func WriteTimeline(w io.Writer, tl *analyze.Timeline, f Format) error {
+	return writeFormatted(w, f, "timeline", tl,
+		func(w io.Writer) error { return writeTimelineMarkdown(w, tl) },
+		func(w io.Writer) error { return writeTimelineText(w, tl) })
 }
 
 // writeFormatted writes v as indented JSON, or with its Markdown or table
@@ -38,19 +42,6 @@ func writeFormatted(w io.Writer, f Format, what string, v any, markdown, table f
 	return bw.Flush()
 }
 
-// MarshalJSON keeps empty lists as [].
-func (tl Timeline) MarshalJSON() ([]byte, error) {
-	type plain Timeline
-	p := plain(tl)
-	if p.Entries == nil {
-		p.Entries = []TimelineEntry{}
-	}
-	if p.Notes == nil {
-		p.Notes = []string{}
-	}
-	return json.Marshal(p)
-}
-
 // timelineTime is how entries show their time: RFC 3339 in UTC with
 // milliseconds, so that the column lines up.
 func timelineTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
@@ -58,7 +49,7 @@ func timelineTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:
 // timelineTextWidth is how much of an entry's text the table shows.
 const timelineTextWidth = 240
 
-func (tl *Timeline) writeTable(w io.Writer) error {
+func writeTimelineText(w io.Writer, tl *analyze.Timeline) error {
 	p := &reportPrinter{w: w}
 	podW, srcW := len("POD"), len("SOURCE")
 	for _, e := range tl.Entries {
@@ -71,7 +62,7 @@ func (tl *Timeline) writeTable(w io.Writer) error {
 		text := truncateRunes(strings.TrimSpace(sanitizeText(e.Text, false)), timelineTextWidth, "...")
 		p.printf("%-24s  %-5s  %-*s  %-*s  %s\n", timelineTime(e.Time), e.Level, srcW, e.Source, podW,
 			truncateRunes(sanitizeText(entryWho(e), false), podW, "~"), text)
-		p.printf("%*s(%s)\n", 24+2+5+2+srcW+2+podW+2, "", sanitizeText(entrySource(e), false))
+		p.printf("%*s(%s)\n", 24+2+5+2+srcW+2+podW+2, "", sanitizeText(e.Location(), false))
 	}
 	p.printf("\n%d %s.\n", len(tl.Entries), pluralize(len(tl.Entries), "entry", "entries"))
 	for _, n := range tl.Notes {
@@ -81,7 +72,7 @@ func (tl *Timeline) writeTable(w io.Writer) error {
 }
 
 // entryWho is "pod/container", "pod" or "-".
-func entryWho(e TimelineEntry) string {
+func entryWho(e analyze.TimelineEntry) string {
 	switch {
 	case e.Pod != "" && e.Container != "":
 		return e.Pod + "/" + e.Container
@@ -91,7 +82,7 @@ func entryWho(e TimelineEntry) string {
 	return "-"
 }
 
-func (tl *Timeline) writeMarkdown(w io.Writer) error {
+func writeTimelineMarkdown(w io.Writer, tl *analyze.Timeline) error {
 	p := &reportPrinter{w: w}
 	p.printf("# rwdiag timeline: %s\n\n", mdCode(tl.Bundle))
 	if len(tl.Entries) == 0 {
@@ -109,7 +100,7 @@ func (tl *Timeline) writeMarkdown(w io.Writer) error {
 }
 
 // writeTimelineTable writes entries as a Markdown table.
-func writeTimelineTable(p *reportPrinter, es []TimelineEntry) {
+func writeTimelineTable(p *reportPrinter, es []analyze.TimelineEntry) {
 	p.printf("| Time | Level | Source | Pod | What | From |\n|---|---|---|---|---|---|\n")
 	for _, e := range es {
 		who := ""
@@ -117,6 +108,6 @@ func writeTimelineTable(p *reportPrinter, es []TimelineEntry) {
 			who = mdCode(entryWho(e))
 		}
 		p.printf("| %s | %s | %s | %s | %s | %s |\n", timelineTime(e.Time), e.Level, e.Source, who,
-			mdExcerpt(e.Text), mdCode(entrySource(e)))
+			mdExcerpt(e.Text), mdCode(e.Location()))
 	}
 }

@@ -1,8 +1,7 @@
-package analyze
+package report
 
 import (
 	"bufio"
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +17,8 @@ import (
 	"github.com/olekukonko/tablewriter"
 	"github.com/olekukonko/tablewriter/renderer"
 	"github.com/olekukonko/tablewriter/tw"
+
+	"github.com/rwdiag/rwdiag/analyze"
 )
 
 // Format is a report output format.
@@ -46,84 +47,27 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown report format %q (want table, json, markdown or html)", s)
 }
 
-// ParseFailOn parses a --fail-on value: "critical", "warning" or "info",
-// or "never", for which never is true and threshold is zero.
-func ParseFailOn(s string) (threshold Severity, never bool, err error) {
-	if s == "never" {
-		return 0, true, nil
-	}
-	threshold, err = ParseSeverity(s)
-	if err != nil {
-		return 0, false, fmt.Errorf("unknown --fail-on value %q (want critical, warning, info or never)", s)
-	}
-	return threshold, false, nil
-}
-
-// ExceedsFailOn reports whether a firing finding is at or above threshold.
-// Inconclusive findings never count.
-func (r *Report) ExceedsFailOn(threshold Severity) bool {
-	for _, f := range r.Findings {
-		if f.Status == StatusFiring && f.Severity >= threshold {
-			return true
-		}
-	}
-	return false
-}
-
-// Sort puts findings in report order (severity, highest first; firing before
-// inconclusive; then pattern, rule and subject) and rules by id, so that the
-// same analysis always prints the same report.
-func (r *Report) Sort() {
-	slices.SortStableFunc(r.Findings, compareFindings)
-	slices.SortStableFunc(r.Rules, func(a, b RuleResult) int {
-		return cmp.Or(cmp.Compare(a.ID, b.ID), cmp.Compare(a.Status, b.Status), cmp.Compare(a.Reason, b.Reason))
-	})
-}
-
-func compareFindings(a, b Finding) int {
-	return cmp.Or(
-		cmp.Compare(b.Severity, a.Severity),
-		cmp.Compare(findingStatusRank(a.Status), findingStatusRank(b.Status)),
-		cmp.Compare(a.Status, b.Status),
-		cmp.Compare(a.Pattern, b.Pattern),
-		cmp.Compare(a.Rule, b.Rule),
-		cmp.Compare(a.Subject, b.Subject),
-		cmp.Compare(a.Fingerprint, b.Fingerprint),
-		cmp.Compare(a.Summary, b.Summary),
-	)
-}
-
-func findingStatusRank(s Status) int {
-	switch s {
-	case StatusFiring:
-		return 0
-	case StatusInconclusive:
-		return 1
-	}
-	return 2
-}
-
-// Write writes the report in format f. It renders a sorted copy (see Sort)
-// and leaves r as it is. Nothing in the output depends on the time it is
+// Write writes the report in format f. It renders a sorted copy (see
+// analyze.Report.Sort) and leaves r as it is. Nothing in the output depends on the time it is
 // written.
-func (r *Report) Write(w io.Writer, f Format) error { return r.WriteWith(w, f, nil) }
+func Write(w io.Writer, r *analyze.Report, f Format) error { return WriteWith(w, r, f, nil) }
 
-// WriteWith is Write with forensics (see Investigate), which the Markdown
+// WriteWith is Write with forensics (see analyze.Investigate), which the Markdown
 // and HTML formats show: the timeline around each finding and, in HTML,
 // charts of each finding's metrics. x may be nil.
-func (r *Report) WriteWith(w io.Writer, f Format, x *Forensics) error {
-	c := r.sortedCopy()
+func WriteWith(w io.Writer, r *analyze.Report, f Format, x *analyze.Forensics) error {
+	c := sortedCopy(r)
 	bw := bufio.NewWriter(w)
 	var err error
 	switch f {
 	case FormatJSON:
-		err = c.writeJSON(bw)
+		err = writeJSON(bw, c)
 	case FormatMarkdown:
-		err = c.writeMarkdown(bw, x)
+		err = writeMarkdown(bw, c, x)
 	case FormatTable:
-		err = c.writeTable(bw)
+		err = writeTable(bw, c)
 	case FormatHTML:
-		err = c.writeHTML(bw, x)
+		err = writeHTML(bw, c, x)
 	default:
 		return fmt.Errorf("unknown report format %q (want table, json, markdown or html)", f)
 	}
@@ -135,7 +79,7 @@ func (r *Report) WriteWith(w io.Writer, f Format, x *Forensics) error {
 
 // sortedCopy copies the report's lists, drops metric values JSON cannot
 // carry (NaN, ±Inf; the evidence text still shows them) and sorts.
-func (r *Report) sortedCopy() *Report {
+func sortedCopy(r *analyze.Report) *analyze.Report {
 	c := *r
 	c.Findings = slices.Clone(r.Findings)
 	for i := range c.Findings {
@@ -152,7 +96,7 @@ func (r *Report) sortedCopy() *Report {
 	return &c
 }
 
-func (r *Report) writeJSON(w io.Writer) error {
+func writeJSON(w io.Writer, r *analyze.Report) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
@@ -164,29 +108,29 @@ func (r *Report) writeJSON(w io.Writer) error {
 
 // reportCounts are what a report's summary lines say.
 type reportCounts struct {
-	firing       map[Severity]int
+	firing       map[analyze.Severity]int
 	inconclusive int // rules
 	failed       int // rules whose evaluation failed
-	rules        map[RuleStatus]int
+	rules        map[analyze.RuleStatus]int
 }
 
-func (r *Report) tally() reportCounts {
-	c := reportCounts{firing: map[Severity]int{}, rules: map[RuleStatus]int{}}
+func tally(r *analyze.Report) reportCounts {
+	c := reportCounts{firing: map[analyze.Severity]int{}, rules: map[analyze.RuleStatus]int{}}
 	inconclusive := map[string]bool{}
 	for _, f := range r.Findings {
 		switch f.Status {
-		case StatusFiring:
+		case analyze.StatusFiring:
 			c.firing[f.Severity]++
-		case StatusInconclusive:
+		case analyze.StatusInconclusive:
 			inconclusive[f.Rule] = true
 		}
 	}
 	for _, rr := range r.Rules {
 		c.rules[rr.Status]++
 		switch rr.Status {
-		case RuleInconclusive:
+		case analyze.RuleInconclusive:
 			inconclusive[rr.ID] = true
-		case RuleError:
+		case analyze.RuleError:
 			c.failed++
 		}
 	}
@@ -198,7 +142,7 @@ func (r *Report) tally() reportCounts {
 func (c reportCounts) summaryLine() string {
 	var parts []string
 	n := 0
-	for _, s := range []Severity{SeverityCritical, SeverityWarning, SeverityInfo} {
+	for _, s := range []analyze.Severity{analyze.SeverityCritical, analyze.SeverityWarning, analyze.SeverityInfo} {
 		if c.firing[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.firing[s], s))
 			n += c.firing[s]
@@ -223,11 +167,11 @@ func (c reportCounts) summaryLine() string {
 }
 
 // rulesLine is e.g. "12 rules: 2 fired, 8 passed, 1 inconclusive, 1 skipped".
-func (r *Report) rulesLine() string {
-	c := r.tally()
+func rulesLine(r *analyze.Report) string {
+	c := tally(r)
 	line := fmt.Sprintf("%d %s", len(r.Rules), pluralize(len(r.Rules), "rule", "rules"))
 	var parts []string
-	for _, s := range []RuleStatus{RuleFired, RulePassed, RuleInconclusive, RuleSkipped, RuleError} {
+	for _, s := range []analyze.RuleStatus{analyze.RuleFired, analyze.RulePassed, analyze.RuleInconclusive, analyze.RuleSkipped, analyze.RuleError} {
 		if c.rules[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.rules[s], s))
 		}
@@ -240,10 +184,10 @@ func (r *Report) rulesLine() string {
 
 // notable are the rules the reader should know about: neither fired nor
 // passed.
-func (r *Report) notableRules() []RuleResult {
-	var out []RuleResult
+func notableRules(r *analyze.Report) []analyze.RuleResult {
+	var out []analyze.RuleResult
 	for _, rr := range r.Rules {
-		if rr.Status != RuleFired && rr.Status != RulePassed {
+		if rr.Status != analyze.RuleFired && rr.Status != analyze.RulePassed {
 			out = append(out, rr)
 		}
 	}
@@ -266,7 +210,7 @@ func reportTime(t time.Time) string {
 
 // evidenceExcerpt is what an evidence item shows: its text, or for metric
 // evidence without one, the series and value.
-func evidenceExcerpt(e Evidence) string {
+func evidenceExcerpt(e analyze.Evidence) string {
 	if e.Text != "" || e.Series == "" {
 		return e.Text
 	}
@@ -274,13 +218,6 @@ func evidenceExcerpt(e Evidence) string {
 		return e.Series
 	}
 	return e.Series + " = " + strconv.FormatFloat(*e.Value, 'g', -1, 64)
-}
-
-func evidenceSource(e Evidence) string {
-	if e.Line > 0 {
-		return fmt.Sprintf("%s:%d", e.Path, e.Line)
-	}
-	return e.Path
 }
 
 // ansiEscapeRE matches terminal escape sequences, which logs often carry.
@@ -354,7 +291,7 @@ const (
 	tableMaxPattern = 20
 )
 
-func (r *Report) writeTable(w io.Writer) error {
+func writeTable(w io.Writer, r *analyze.Report) error {
 	p := &reportPrinter{w: w}
 	b := r.Bundle
 	p.lines("Bundle:     ", reportBundleLine(b))
@@ -375,7 +312,7 @@ func (r *Report) writeTable(w io.Writer) error {
 		if p.err != nil {
 			return p.err
 		}
-		if err := r.findingsTable(w); err != nil {
+		if err := findingsTable(w, r); err != nil {
 			return err
 		}
 		for i, f := range r.Findings {
@@ -384,16 +321,16 @@ func (r *Report) writeTable(w io.Writer) error {
 		}
 	}
 
-	p.printf("\n%s.\n", r.tally().summaryLine())
-	p.printf("%s\n", r.rulesLine())
-	for _, rr := range r.notableRules() {
+	p.printf("\n%s.\n", tally(r).summaryLine())
+	p.printf("%s\n", rulesLine(r))
+	for _, rr := range notableRules(r) {
 		text := rr.ID
 		if rr.Reason != "" {
 			text += ": " + rr.Reason
 		}
 		p.lines(fmt.Sprintf("  %-12s  ", rr.Status), text)
 	}
-	if lines := r.examinedLines(); len(lines) > 0 {
+	if lines := examinedLines(r); len(lines) > 0 {
 		p.printf("\nExamined (decisive inputs; --format json lists every signal):\n")
 		for _, l := range lines {
 			p.lines("  ", l)
@@ -408,7 +345,7 @@ func (r *Report) writeTable(w io.Writer) error {
 	return p.err
 }
 
-func (r *Report) findingsTable(w io.Writer) error {
+func findingsTable(w io.Writer, r *analyze.Report) error {
 	header := []string{"SEVERITY", "STATUS", "PATTERN", "SUBJECT", "SUMMARY"}
 	rows := make([][]string, len(r.Findings))
 	for i, f := range r.Findings {
@@ -471,9 +408,9 @@ func (r *Report) findingsTable(w io.Writer) error {
 // finding.
 const tableEvidenceLines = 3
 
-func writeFindingText(p *reportPrinter, n int, f Finding) {
+func writeFindingText(p *reportPrinter, n int, f analyze.Finding) {
 	head := fmt.Sprintf("[%s] %s: %s", strings.ToUpper(f.Severity.String()), f.Title, f.Subject)
-	if f.Status != StatusFiring {
+	if f.Status != analyze.StatusFiring {
 		head += " (" + string(f.Status) + ")"
 	}
 	p.lines(fmt.Sprintf("%d. ", n), head)
@@ -488,7 +425,7 @@ func writeFindingText(p *reportPrinter, n int, f Finding) {
 		}
 		// "path:line  excerpt" on one line when it fits, else the excerpt
 		// on a line of its own; either way cut, not wrapped.
-		src := sanitizeText(evidenceSource(e), false)
+		src := sanitizeText(e.Location(), false)
 		text := strings.TrimSpace(sanitizeText(evidenceExcerpt(e), false))
 		line := "   - " + src
 		if text != "" && cellWidth(line)+2+cellWidth(text) <= reportTableWidth {
@@ -530,12 +467,12 @@ func (p *reportPrinter) lines(prefix, text string) {
 	}
 }
 
-func reportBundleLine(b BundleInfo) string {
+func reportBundleLine(b analyze.BundleInfo) string {
 	return b.Path + " (" + reportBundleShape(b) + ")"
 }
 
 // reportBundleShape is e.g. "tar.zst, 214 files".
-func reportBundleShape(b BundleInfo) string {
+func reportBundleShape(b analyze.BundleInfo) string {
 	files := fmt.Sprintf("%d %s", b.Files, pluralize(b.Files, "file", "files"))
 	if b.Archive == "" {
 		return files
@@ -544,7 +481,7 @@ func reportBundleShape(b BundleInfo) string {
 }
 
 // reportClusterLine is e.g. "prod-eu-1, namespace risingwave".
-func reportClusterLine(b BundleInfo) string {
+func reportClusterLine(b analyze.BundleInfo) string {
 	switch {
 	case b.Cluster != "" && b.Namespace != "":
 		return b.Cluster + ", namespace " + b.Namespace
@@ -554,7 +491,7 @@ func reportClusterLine(b BundleInfo) string {
 	return b.Cluster
 }
 
-func reportBundleNotes(b BundleInfo) []string {
+func reportBundleNotes(b analyze.BundleInfo) []string {
 	var notes []string
 	if b.HandMade {
 		notes = append(notes, "hand-made bundle (no manifest): collection times and failed steps are unknown")
@@ -635,7 +572,7 @@ const mdMaxExcerpt = 200
 // finding.
 const mdExcerptEntries = 15
 
-func (r *Report) writeMarkdown(w io.Writer, x *Forensics) error {
+func writeMarkdown(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
 	p := &reportPrinter{w: w}
 	b := r.Bundle
 	p.printf("# rwdiag report: %s\n\n", mdCode(b.Path))
@@ -652,11 +589,11 @@ func (r *Report) writeMarkdown(w io.Writer, x *Forensics) error {
 	for _, n := range reportBundleNotes(b) {
 		p.printf("- **Note:** %s\n", mdText(n))
 	}
-	p.printf("\n**%s.**\n", r.tally().summaryLine())
+	p.printf("\n**%s.**\n", tally(r).summaryLine())
 
-	var firing, inconclusive []Finding
+	var firing, inconclusive []analyze.Finding
 	for _, f := range r.Findings {
-		if f.Status == StatusFiring {
+		if f.Status == analyze.StatusFiring {
 			firing = append(firing, f)
 		} else {
 			inconclusive = append(inconclusive, f)
@@ -675,14 +612,14 @@ func (r *Report) writeMarkdown(w io.Writer, x *Forensics) error {
 		}
 	}
 
-	p.printf("\n## Rules\n\n%s.\n", r.rulesLine())
-	if notable := r.notableRules(); len(notable) > 0 {
+	p.printf("\n## Rules\n\n%s.\n", rulesLine(r))
+	if notable := notableRules(r); len(notable) > 0 {
 		p.printf("\n| Rule | Status | Reason |\n|---|---|---|\n")
 		for _, rr := range notable {
 			p.printf("| %s | %s | %s |\n", mdCode(rr.ID), rr.Status, mdText(rr.Reason))
 		}
 	}
-	if examined := r.examinedRules(); len(examined) > 0 {
+	if examined := examinedRules(r); len(examined) > 0 {
 		p.printf("\n### What each rule examined\n\n| Rule | Status | Signal | Decisive | Read | Coverage |\n|---|---|---|---|---|---|\n")
 		for _, rr := range examined {
 			for _, e := range rr.Examined {
@@ -702,7 +639,7 @@ func (r *Report) writeMarkdown(w io.Writer, x *Forensics) error {
 	return p.err
 }
 
-func writeFindingMarkdown(p *reportPrinter, f Finding, x *Forensics) {
+func writeFindingMarkdown(p *reportPrinter, f analyze.Finding, x *analyze.Forensics) {
 	p.printf("\n### [%s] %s — %s\n\n", strings.ToUpper(f.Severity.String()), mdText(f.Title), mdCode(f.Subject))
 	p.printf("**Pattern:** %s · **Rule:** %s · **Status:** %s", mdCode(f.Pattern), mdCode(f.Rule), f.Status)
 	if f.Fingerprint != "" {
@@ -722,11 +659,11 @@ func writeFindingMarkdown(p *reportPrinter, f Finding, x *Forensics) {
 	if len(f.Evidence) > 0 {
 		p.printf("\n**Evidence**\n\n| Source | Time | Excerpt |\n|---|---|---|\n")
 		for _, e := range f.Evidence {
-			p.printf("| %s | %s | %s |\n", mdCode(evidenceSource(e)), reportTime(e.Time), mdExcerpt(evidenceExcerpt(e)))
+			p.printf("| %s | %s | %s |\n", mdCode(e.Location()), reportTime(e.Time), mdExcerpt(evidenceExcerpt(e)))
 		}
 	}
 	if ex, ok := x.Excerpt(f, mdExcerptEntries); ok {
-		p.printf("\n**Timeline** (%s to %s, %d minutes either side of the evidence", timelineTime(ex.From), timelineTime(ex.To), int(ExcerptWindow/time.Minute))
+		p.printf("\n**Timeline** (%s to %s, %d minutes either side of the evidence", timelineTime(ex.From), timelineTime(ex.To), int(analyze.ExcerptWindow/time.Minute))
 		if ex.More > 0 {
 			p.printf("; %d more %s in `rwdiag timeline`", ex.More, pluralize(ex.More, "entry", "entries"))
 		}
