@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,70 +12,16 @@ import (
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
-// tlBundle is a small bundle with every timeline source: a crashed
-// instance's log without kubectl's prefix (a level-less continuation line, a
-// "+08:00" timestamp, a JSON line), the current log with the prefix (whose
-// own timestamps differ from kubectl's), a meta log, events repeated and
-// not, a container OOM-killed and restarted in the same whole second as its
-// last log line, an event log row spanning two lines, a job being created,
-// and scrapes of a gauge that crosses a test rule's threshold.
-var tlBundle = map[string]string{
-	"logs/rw-compute-0/compute.previous.log": "" +
-		"2026-11-29T20:40:00.100000Z  INFO risingwave_compute::server: Starting compute node\n" +
-		"2026-11-29T20:40:05.200000Z  WARN risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.0s\n" +
-		"> total_memory: 8 GiB\n" +
-		"2026-11-30T04:40:06.300000+08:00 ERROR risingwave_stream::task::barrier_manager: Failed to sync state store\n" +
-		`{"timestamp":"2026-11-29T20:40:07.800000Z","level":"WARN","fields":{"message":"memory is tight","used":"7.9GiB"},"target":"risingwave_compute::memory"}` + "\n",
-	"logs/rw-compute-0/compute.log": "" +
-		"2026-11-29T20:40:10.999999999Z 2026-11-29T20:40:10.100000Z  WARN risingwave_compute::server: heap profiling is off\n" +
-		`2026-11-29T20:40:12.000000000Z {"timestamp":"2026-11-29T20:40:11.500000Z","level":"ERROR","fields":{"message":"actor exit with error","actor_id":7},"target":"risingwave_stream::task::actor_manager"}` + "\n" +
-		"2026-11-29T20:40:13.000000000Z > continuation\n",
-	"logs/rw-meta-0/meta.log": "2026-11-29T20:40:08.000000Z  WARN risingwave_meta::barrier::rpc: get error from response stream\n",
-	"kubernetes/pods.json": `{"kind": "List", "items": [
-{"metadata": {"name": "rw-compute-0", "labels": {"risingwave/component": "compute"}}, "spec": {"containers": [{"name": "compute"}]}, "status": {"containerStatuses": [{"name": "compute", "restartCount": 1, "state": {"running": {"startedAt": "2026-11-29T20:40:07Z"}}, "lastState": {"terminated": {"reason": "OOMKilled", "exitCode": 137, "startedAt": "2026-11-29T20:39:59Z", "finishedAt": "2026-11-29T20:40:07Z"}}}]}},
-{"metadata": {"name": "rw-meta-0", "labels": {"risingwave/component": "meta"}}, "spec": {"containers": [{"name": "meta"}]}, "status": {"containerStatuses": [{"name": "meta", "restartCount": 0, "state": {"running": {"startedAt": "2026-11-29T19:00:00Z"}}}]}}
-]}`,
-	"kubernetes/events.json": `{"kind": "List", "items": [
-{"kind": "Event", "type": "Warning", "reason": "BackOff", "count": 5, "firstTimestamp": "2026-11-29T20:40:08Z", "lastTimestamp": "2026-11-29T20:40:30Z", "message": "Back-off restarting failed container compute", "involvedObject": {"kind": "Pod", "name": "rw-compute-0", "fieldPath": "spec.containers{compute}"}},
-{"kind": "Event", "type": "Normal", "reason": "Scheduled", "count": 1, "firstTimestamp": "2026-11-29T20:39:00Z", "lastTimestamp": "2026-11-29T20:39:00Z", "message": "Successfully assigned", "involvedObject": {"kind": "Pod", "name": "rw-meta-0"}},
-{"kind": "Event", "type": "Warning", "reason": "OOMKilling", "count": 1, "firstTimestamp": "2026-11-29T20:40:07Z", "lastTimestamp": "2026-11-29T20:40:07Z", "message": "Memory cgroup out of memory: Killed process 42 (risingwave)", "involvedObject": {"kind": "Node", "name": "node-1"}}
-]}`,
-	"sql/rw_event_logs.csv": "unique_id,timestamp,event_type,info\n" +
-		"u1,2026-11-29 20:40:08.1+00:00,COLLECT_BARRIER_FAIL,\"{\"\"collectBarrierFail\"\":\n {\"\"error\"\": \"\"connection reset by peer\"\"}}\"\n" +
-		"u2,2026-11-29 20:40:09+00,GLOBAL_RECOVERY_START,\"{\"\"recovery\"\": {\"\"globalStart\"\": {\"\"reason\"\": \"\"failover\"\"}}}\"\n",
-	"sql/rw_ddl_progress.csv": "ddl_id,ddl_statement,progress,initialized_at\n" +
-		"9,\"CREATE MATERIALIZED VIEW mv_big AS SELECT * FROM t\",3.00% (3/100),2026-11-29 20:38:00+00:00\n",
-	"metrics/rw-compute-0/1795984770000.prom": "test_gauge 1\n",  // 20:39:30
-	"metrics/rw-compute-0/1795984800000.prom": "test_gauge 20\n", // 20:40:00
-	"metrics/rw-compute-0/1795984830000.prom": "test_gauge 30\n", // 20:40:30
-	"metrics/rw-meta-0/1795984770050.prom":    "test_gauge 0\n",  // the same rounds, 50 ms later
-	"metrics/rw-meta-0/1795984800050.prom":    "test_gauge 0\n",
-	"metrics/rw-meta-0/1795984830050.prom":    "test_gauge 0\n",
-}
-
-const tlRules = `apiVersion: rwdiag/v1
-kind: RuleSet
-rules:
-  - id: test-gauge-high
-    pattern: test
-    severity: warning
-    title: Gauge high
-    subject: {kind: pod, field: pod}
-    signals:
-      gauge:
-        promql: max by (pod) (test_gauge)
-    condition: any(gauge, .value > 10)
-    summary: '{{ .subject }} gauge is high'
-    remediation: Lower it.
-`
+// tlBundle is a small bundle with every timeline source; see
+// testdata/timeline/README.md. tlRules holds one test rule over its gauge.
+const (
+	tlBundle = "testdata/timeline/bundle"
+	tlRules  = "testdata/timeline/rules.yaml"
+)
 
 func tlRulesFor(t *testing.T) []*Rule {
 	t.Helper()
-	p := filepath.Join(t.TempDir(), "rules.yaml")
-	if err := os.WriteFile(p, []byte(tlRules), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return loadTestRules(t, p)
+	return loadTestRules(t, tlRules)
 }
 
 // tlWant is an expected entry: its source, time, "path:line" and a piece of
@@ -113,9 +58,8 @@ func tlCheck(t *testing.T, got []TimelineEntry, want []tlWant) {
 	}
 }
 
-func tlInvestigate(t *testing.T, files map[string]string, opts TimelineOptions) (*Report, *Forensics) {
+func tlInvestigate(t *testing.T, dir string, opts TimelineOptions) (*Report, *Forensics) {
 	t.Helper()
-	dir := writeBundleDir(t, files)
 	rep, x, err := Investigate(context.Background(), dir, tlRulesFor(t), bundle.Options{}, opts)
 	if err != nil {
 		t.Fatal(err)
@@ -239,7 +183,7 @@ func TestTimelineShowsPanics(t *testing.T) {
 			"2025-04-22T16:51:19.118041023Z upstream actor 12 not found\n" +
 			"2025-04-22T16:51:19.118042371Z note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace\n",
 	}
-	_, x := tlInvestigate(t, files, TimelineOptions{})
+	_, x := tlInvestigate(t, writeBundleDir(t, files), TimelineOptions{})
 	tlCheck(t, x.Timeline.Entries, []tlWant{
 		{SourceLog, "2023-08-02T07:10:44.61803Z", "logs/rw-compute-0/compute.previous.log:4",
 			"thread 'risingwave-streaming-actor' panicked at 'attempt to subtract with overflow', src/stream/src/executor/over_window/general.rs:412:21"},
@@ -265,7 +209,7 @@ func TestTimelineDedupesCrashLoopLogs(t *testing.T) {
 		"logs/rw-compute-0/compute.previous.log": run,
 		"logs/rw-compute-0/sidecar.log":          run,
 	}
-	_, x := tlInvestigate(t, files, TimelineOptions{})
+	_, x := tlInvestigate(t, writeBundleDir(t, files), TimelineOptions{})
 	var got []string
 	for _, e := range x.Timeline.Entries {
 		got = append(got, e.Location())
@@ -279,7 +223,7 @@ func TestTimelineDedupesCrashLoopLogs(t *testing.T) {
 // Gather without a timeline reads nothing for it, and the stores see every
 // byte when one is asked for.
 func TestGatherWithTimelineKeepsStoresWhole(t *testing.T) {
-	dir := writeBundleDir(t, tlBundle)
+	dir := tlBundle
 	rules := tlRulesFor(t)
 	plain, err := Gather(context.Background(), dir, rules, bundle.Options{})
 	if err != nil {
