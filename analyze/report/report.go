@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
 // Format is a report output format.
@@ -96,8 +96,11 @@ func sortedCopy(r *analyze.Report) *analyze.Report {
 	return &c
 }
 
+// writeJSON writes the report as indented JSON, with the characters a
+// terminal acts on that encoding/json leaves raw (C1 and bidirectional
+// controls) written as \u escapes: the same JSON, safe to print.
 func writeJSON(w io.Writer, r *analyze.Report) error {
-	enc := json.NewEncoder(w)
+	enc := json.NewEncoder(termtext.Writer{W: w})
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	if err := enc.Encode(r); err != nil {
@@ -220,27 +223,15 @@ func evidenceExcerpt(e analyze.Evidence) string {
 	return e.Series + " = " + strconv.FormatFloat(*e.Value, 'g', -1, 64)
 }
 
-// ansiEscapeRE matches terminal escape sequences, which logs often carry.
-var ansiEscapeRE = regexp.MustCompile(`\x1b(\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(\x07|\x1b\\)|[@-Z\\-_])`)
-
-// sanitizeText removes escape sequences and turns other control characters into
-// spaces, so that bundle data can neither colour nor move a terminal's
-// cursor. Newlines are kept when keepNewlines is set.
+// sanitizeText makes bundle data safe for a terminal: colour sequences are
+// removed and every other control character is written visibly (\x1b,
+// \u202e), so that it can neither move the cursor nor reorder the line.
+// Newlines are kept when keepNewlines is set, else they become spaces.
 func sanitizeText(s string, keepNewlines bool) string {
-	s = ansiEscapeRE.ReplaceAllString(s, "")
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r == '\n' && keepNewlines:
-			return r
-		case r == '\r' && keepNewlines:
-			return -1
-		case r == '\t':
-			return ' '
-		case r == utf8.RuneError, unicode.IsControl(r):
-			return ' '
-		}
-		return r
-	}, s)
+	if keepNewlines {
+		return termtext.Escape(s, termtext.Lines)
+	}
+	return termtext.Escape(s, termtext.Line)
 }
 
 // truncateRunes shortens s to at most n runes, ending it with ellipsis when

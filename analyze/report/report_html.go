@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
 // The HTML report is one self-contained page: inline CSS, charts as inline
@@ -121,10 +122,17 @@ func writeHTML(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
 		}
 		page.TimelineNote = x.Timeline.Notes
 	}
-	if err := reportHTML.Execute(w, page); err != nil {
+	// Every field is escaped for HTML by the template; the page as a whole
+	// then has the control characters and bidirectional overrides that
+	// escaping leaves (a subject, a pod name) written visibly, so they can
+	// neither reorder text in a browser nor act on a terminal the page is
+	// printed on.
+	var html strings.Builder
+	if err := reportHTML.Execute(&html, page); err != nil {
 		return fmt.Errorf("render html: %w", err)
 	}
-	return nil
+	_, err := io.WriteString(w, termtext.Escape(html.String(), termtext.Lines))
+	return err
 }
 
 // ---- charts ----

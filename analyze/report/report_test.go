@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -499,5 +500,35 @@ func TestParseFormat(t *testing.T) {
 	}
 	if err := Write(&bytes.Buffer{}, reportSample(), "yaml"); err == nil {
 		t.Error("Write with an unknown format succeeded")
+	}
+}
+
+// TestReportTerminalSafe: no format writes a character a terminal acts on
+// (C0 and C1 controls, bidirectional overrides), and the JSON still decodes
+// to the bundle's exact strings.
+func TestReportTerminalSafe(t *testing.T) {
+	r := reportSample()
+	hostile := "rw-\u009b2J\u202egnp\u2066-0\r\x08\x07\x1b]52;c;cHduZWQ=\x07"
+	r.Findings[0].Subject = hostile
+	r.Findings[0].Evidence[0].Text = "line\ttext " + hostile + "\r\nnext"
+	r.Bundle.Problems = []string{"refused " + hostile}
+	for _, f := range []Format{FormatTable, FormatMarkdown, FormatJSON, FormatHTML} {
+		out := string(renderReport(t, r, f))
+		for i, c := range out {
+			if (c < 0x20 && c != '\n') || (c >= 0x7f && c <= 0x9f) || (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069) {
+				t.Errorf("%s output carries %U at byte %d: %q", f, c, i, out[max(0, i-20):min(len(out), i+20)])
+				break
+			}
+		}
+		if f == FormatTable && !strings.Contains(out, `rw-\u009b2J\u202egnp\u2066-0`) {
+			t.Errorf("table does not show the subject's controls visibly:\n%s", out)
+		}
+	}
+	var back analyze.Report
+	if err := json.Unmarshal(renderReport(t, r, FormatJSON), &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Findings[0].Subject != hostile && !slices.ContainsFunc(back.Findings, func(f analyze.Finding) bool { return f.Subject == hostile }) {
+		t.Errorf("JSON changed the subject")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
 // WriteTimeline writes the timeline in format f: table, json or markdown.
@@ -25,7 +26,7 @@ func writeFormatted(w io.Writer, f Format, what string, v any, markdown, table f
 	var err error
 	switch f {
 	case FormatJSON:
-		enc := json.NewEncoder(bw)
+		enc := json.NewEncoder(termtext.Writer{W: bw}) // one Write per value: see writeJSON
 		enc.SetEscapeHTML(false)
 		enc.SetIndent("", "  ")
 		err = enc.Encode(v)
