@@ -57,7 +57,11 @@ func NewWriter(dest string, opts WriterOptions) (*Writer, error) {
 			return nil, fmt.Errorf("bundle root %q: must be a single directory name, not one of the bundle's own", opts.Root)
 		}
 	}
-	stage, err := os.MkdirTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".stage-*")
+	stageDir := filepath.Dir(dest)
+	if writeInPlace(dest) {
+		stageDir = "" // not beside /dev/null: in the temporary directory
+	}
+	stage, err := os.MkdirTemp(stageDir, "."+filepath.Base(dest)+".stage-*")
 	if err != nil {
 		return nil, fmt.Errorf("stage bundle: %w", err)
 	}
@@ -178,7 +182,11 @@ func (w *Writer) WriteFile(path, source string, data []byte) error {
 }
 
 // Close writes the archive and removes the staging directory. Files still
-// open are left out. The destination appears only if everything succeeded.
+// open are left out. The destination appears only if everything succeeded:
+// the archive is written beside it and renamed over it. A destination that
+// exists and is not a regular file (a device such as /dev/null, a FIFO, a
+// symbolic link) is written to in place, through the link, and never
+// replaced.
 func (w *Writer) Close() (err error) {
 	w.mu.Lock()
 	if w.done {
@@ -202,14 +210,16 @@ func (w *Writer) Close() (err error) {
 	if m.FinishedAt.IsZero() {
 		m.FinishedAt = time.Now().UTC()
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(w.dest), "."+filepath.Base(w.dest)+".partial-*")
+	tmp, inPlace, err := createOutput(w.dest)
 	if err != nil {
 		return fmt.Errorf("write bundle: %w", err)
 	}
 	defer func() {
 		if err != nil {
 			tmp.Close()
-			os.Remove(tmp.Name())
+			if !inPlace {
+				os.Remove(tmp.Name())
+			}
 		}
 	}()
 	var comp io.WriteCloser
@@ -236,11 +246,16 @@ func (w *Writer) Close() (err error) {
 	if err := comp.Close(); err != nil {
 		return fmt.Errorf("write bundle %s: %w", w.dest, err)
 	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write bundle %s: %w", w.dest, err)
+	if fi, err := tmp.Stat(); err == nil && fi.Mode().IsRegular() {
+		if err := tmp.Sync(); err != nil {
+			return fmt.Errorf("write bundle %s: %w", w.dest, err)
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write bundle %s: %w", w.dest, err)
+	}
+	if inPlace {
+		return nil
 	}
 	if err := os.Rename(tmp.Name(), w.dest); err != nil {
 		return fmt.Errorf("write bundle: %w", err)
@@ -317,4 +332,23 @@ func cmpOr(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// writeInPlace reports whether dest exists and is neither a regular file nor
+// a directory: a device, FIFO, socket or symbolic link, which is written to
+// as it is rather than replaced by a rename.
+func writeInPlace(dest string) bool {
+	fi, err := os.Lstat(dest)
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// createOutput opens what Close writes the archive to: dest itself when it
+// is to be written in place, else a temporary file beside it.
+func createOutput(dest string) (f *os.File, inPlace bool, err error) {
+	if writeInPlace(dest) {
+		f, err = os.OpenFile(dest, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600) // as CreateTemp: a bundle may hold secrets
+		return f, true, err
+	}
+	f, err = os.CreateTemp(filepath.Dir(dest), "."+filepath.Base(dest)+".partial-*")
+	return f, false, err
 }

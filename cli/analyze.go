@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/rwdiag/rwdiag/analyze"
 	"github.com/rwdiag/rwdiag/analyze/report"
 	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/internal/outfile"
 	"github.com/rwdiag/rwdiag/rules"
 )
 
@@ -143,28 +143,23 @@ func reportFormat(flag, out string) (report.Format, error) {
 	return report.ParseFormat("table")
 }
 
-// writeOutput writes to stdout, or to a file that appears only when whole.
+// writeOutput writes to stdout, or to the file out: a regular file appears
+// only when whole; a device, FIFO or symbolic link is written to in place
+// and never replaced (see internal/outfile).
 func writeOutput(c *ucli.Context, out string, write func(io.Writer) error) error {
 	if out == "" || out == "-" {
 		return write(c.App.Writer)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
+	f, err := outfile.Create(out, 0o644)
 	if err != nil {
-		return inputError(fmt.Errorf("write %s: %w", out, err))
-	}
-	defer os.Remove(tmp.Name())
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return inputError(fmt.Errorf("write %s: %w", out, err))
-	}
-	if err := tmp.Close(); err != nil {
-		return inputError(fmt.Errorf("write %s: %w", out, err))
-	}
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return inputError(err)
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
+	defer f.Abort()
+	if err := write(f); err != nil {
 		return inputError(fmt.Errorf("write %s: %w", out, err))
+	}
+	if err := f.Commit(); err != nil {
+		return inputError(err)
 	}
 	return nil
 }
