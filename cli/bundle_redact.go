@@ -37,6 +37,8 @@ func redactCommand() *ucli.Command {
 			"   rwdiag bundle redact --redact-config acme.yaml rwdiag-prod-20261129T204300Z.tar.zst prod-redacted.tar.zst",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "redact-config", Usage: "add the redaction patterns of `FILE` (YAML; see collect.LoadRedactConfig)"},
+			&ucli.BoolFlag{Name: "report", Usage: "after the copy, list on stdout per file how many values of which class were replaced"},
+			&ucli.StringFlag{Name: "report-format", Value: collect.ReportTable, Usage: "`FORMAT` of --report: table or json (json implies --report)"},
 		}, limitFlags()...),
 		Action: runRedact,
 	}
@@ -48,6 +50,14 @@ func runRedact(c *ucli.Context) error {
 		return err
 	}
 	in, out := args[0], args[1]
+	reportFormat := ""
+	if c.Bool("report") || c.IsSet("report-format") {
+		switch reportFormat = c.String("report-format"); reportFormat {
+		case collect.ReportTable, collect.ReportJSON:
+		default:
+			return usageError(c, "--report-format %q: want %s or %s", reportFormat, collect.ReportTable, collect.ReportJSON)
+		}
+	}
 	if _, err := os.Lstat(out); err == nil {
 		return usageError(c, "%s exists: redact writes a new bundle and never overwrites", out)
 	}
@@ -91,7 +101,27 @@ func runRedact(c *ucli.Context) error {
 	if err != nil {
 		return inputError(err)
 	}
-	files, redacted := 0, 0
+	// Files are copied one after the other, so what the redactor counted
+	// while one was copied is that file's: the report is made of the
+	// differences.
+	report := map[string]*collect.FileRedactions{}
+	counted := red.Report().Counts
+	tallyFile := func(path string) {
+		now := red.Report().Counts
+		fr := collect.CountsSince(path, counted, now)
+		counted = now
+		if fr.Total == 0 {
+			return
+		}
+		if report[path] == nil {
+			report[path] = &collect.FileRedactions{Path: path, Counts: map[string]int{}}
+		}
+		report[path].Total += fr.Total
+		for k, v := range fr.Counts {
+			report[path].Counts[k] += v
+		}
+	}
+	files, warnings := 0, 0
 	for {
 		e, err := r.Next()
 		if errors.Is(err, io.EOF) {
@@ -108,7 +138,14 @@ func runRedact(c *ucli.Context) error {
 		if e.Kind == bundle.KindManifest {
 			continue
 		}
-		n, err := redactEntry(w, red, e, old)
+		// The file's record in the manifest first, counted as the manifest's.
+		var prev bundle.FileEntry
+		if old != nil {
+			prev, _ = old.File(e.Path)
+			prev.Source, prev.Error = manifestString(red, prev.Source), manifestString(red, prev.Error)
+		}
+		tallyFile(bundle.ManifestPath)
+		warn, err := redactEntry(w, red, e, prev)
 		if err != nil {
 			if bundle.Fatal(err) {
 				w.Abort()
@@ -116,28 +153,50 @@ func runRedact(c *ucli.Context) error {
 			}
 			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %s: %v\n", r.Name(), e.Path, err)
 		}
+		if warn != nil {
+			warnings++
+			fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s: %v\n", r.Name(), warn)
+		}
 		files++
-		redacted += n
+		tallyFile(e.Path)
 	}
 	w.Update(func(m *bundle.Manifest) {
 		if old != nil {
 			m.Tool, m.CollectedAt, m.FinishedAt = old.Tool, old.CollectedAt, old.FinishedAt
 			m.Namespace, m.Cluster, m.RisingWaveVersion = old.Namespace, old.Cluster, old.RisingWaveVersion
-			m.Complete, m.IncompleteReason = old.Complete, old.IncompleteReason
+			m.Complete, m.IncompleteReason = old.Complete, manifestString(red, old.IncompleteReason)
 			for _, e := range old.Errors {
-				e.Error = redactString(red, e.Error)
+				e.Target = manifestString(red, e.Target)
+				e.Error = manifestString(red, e.Error)
 				m.Errors = append(m.Errors, e)
 			}
 		} else {
 			// A hand-made bundle: its maker is unknown, its content whole.
 			m.Tool = bundle.Tool{Name: "rwdiag", Version: versionString()}
 		}
-		m.Redaction = mergeRedaction(old, red.Report())
 	})
+	tallyFile(bundle.ManifestPath)
+	w.Update(func(m *bundle.Manifest) { m.Redaction = mergeRedaction(old, red.Report()) })
 	if err := w.Close(); err != nil {
 		return inputError(err)
 	}
-	fmt.Fprintf(c.App.Writer, "redacted %d values in %d files of %s; wrote %s\n", redacted, files, r.Name(), out)
+	summary := c.App.Writer
+	if reportFormat == collect.ReportJSON {
+		summary = c.App.ErrWriter // stdout is the report's alone
+	}
+	fmt.Fprintf(summary, "redacted %d values in %d files of %s; wrote %s\n", red.Report().Total, files, r.Name(), out)
+	if warnings > 0 {
+		fmt.Fprintf(summary, "%d files were not what their names say and were redacted as text (see the warnings above)\n", warnings)
+	}
+	if reportFormat != "" {
+		var files []collect.FileRedactions
+		for _, fr := range report {
+			files = append(files, *fr)
+		}
+		if err := collect.WriteRedactionReport(c.App.Writer, files, reportFormat); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -169,25 +228,22 @@ func findManifest(name string, opts bundle.Options) (*bundle.Manifest, error) {
 	}
 }
 
-// redactEntry copies one file, redacted by its kind, and returns how many
-// values it replaced. A file that could not be read whole keeps what was
-// read, with the error; a file not in the shape its kind says (JSON, psql
-// CSV) is redacted as text, with a warning.
-func redactEntry(w *bundle.Writer, red *collect.Redactor, e *bundle.Entry, old *bundle.Manifest) (int, error) {
-	var prev bundle.FileEntry
-	source := "rwdiag bundle redact"
-	if old != nil {
-		if fe, ok := old.File(e.Path); ok {
-			prev = fe
-			source = fe.Source
-		}
+// redactEntry copies one file, redacted by its kind; prev is its record in
+// IN's manifest, its strings already redacted. A file that could not be read whole keeps what was
+// read, with the error. A file not in the shape its kind says (JSON, psql
+// CSV) is redacted as text and copied all the same: warn says so. How many
+// values were replaced, the redactor's report tells.
+func redactEntry(w *bundle.Writer, red *collect.Redactor, e *bundle.Entry, prev bundle.FileEntry) (warn, err error) {
+	var n int
+	source := prev.Source
+	if source == "" {
+		source = "rwdiag bundle redact"
 	}
 	f, err := w.Create(e.Path, source)
 	if err != nil {
-		return 0, err
+		return nil, err
 	}
-	var n int
-	var readErr, warn error
+	var readErr error
 	switch e.Kind {
 	case bundle.KindPods, bundle.KindEvents, bundle.KindNodes, bundle.KindKubeObjects:
 		var data []byte
@@ -195,11 +251,15 @@ func redactEntry(w *bundle.Writer, red *collect.Redactor, e *bundle.Entry, old *
 		var out []byte
 		// Not JSON: out is data through the text rules, safe to keep.
 		out, n, warn = red.KubeJSON(e.Path, data)
+		if warn != nil {
+			warn = fmt.Errorf("%w; redacted as text", warn)
+		}
 		_, err = f.Write(out)
 	case bundle.KindSQLTable:
 		var data []byte
 		data, readErr = io.ReadAll(e)
 		var out []byte
+		// Not psql CSV: out is data through the text rules.
 		out, n, warn = red.PsqlCSV(e.Name, data)
 		_, err = f.Write(out)
 	default:
@@ -219,19 +279,24 @@ func redactEntry(w *bundle.Writer, red *collect.Redactor, e *bundle.Entry, old *
 	case readErr != nil:
 		f.SetError(readErr)
 	case prev.Error != "":
-		f.SetError(errors.New(redactString(red, prev.Error)))
+		f.SetError(errors.New(prev.Error))
 	}
 	if cerr := f.Close(); cerr != nil && err == nil {
 		err = cerr
 	}
 	if readErr != nil && bundle.Fatal(readErr) {
-		return n, readErr
+		return warn, readErr
 	}
-	return n, errors.Join(err, readErr, warn)
+	return warn, errors.Join(err, readErr)
 }
 
-func redactString(red *collect.Redactor, s string) string {
-	out, _ := red.Text("", []byte(s))
+// manifestString redacts a string of the manifest: a file's source or
+// error, an error's target or message, the incomplete reason.
+func manifestString(red *collect.Redactor, s string) string {
+	if s == "" {
+		return s
+	}
+	out, _ := red.Text(bundle.ManifestPath, []byte(s))
 	return string(out)
 }
 

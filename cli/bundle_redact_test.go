@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"io"
 	"os"
@@ -218,5 +219,162 @@ func TestBundleRedactUsage(t *testing.T) {
 	}
 	if r := run(t, "bundle", "redact", "--help"); r.code != exitOK || !strings.Contains(r.stdout, "Examples:") {
 		t.Errorf("help\n%v", r)
+	}
+}
+
+// A file that is not what its name says (a .json that is not JSON, a .csv
+// that is not psql's CSV) is redacted as text, with a warning naming it,
+// and the copy is finished.
+func TestBundleRedactNotWhatItsNameSays(t *testing.T) {
+	in := t.TempDir()
+	files := map[string]string{
+		// cut off mid-object, as a partial copy leaves it
+		"kubernetes/pods.json": `{"kind": "List", "items": [{"metadata": {"name": "rw-meta-0"}, "spec": {"containers": [{"env": [` + "\n" +
+			`  {"name": "RW_POSTGRES_PASSWORD", "value": "json-broken-pw-1"}` + "\n" +
+			`  connecting to postgres://rw:json-broken-pw-2@pg:5432/meta` + "\n",
+		// a stray quote in an unquoted field: not psql CSV
+		"sql/rw_sinks.csv": "id,name,definition\n" +
+			`1,sink_k,CREATE SINK sink_k WITH (connector = 'kafka', properties.sasl.password = 'csv-broken-pw-1') "x` + "\n",
+		"sql/rw_worker_nodes.csv": "id,host,port\n1,rw-compute-0,5688\n",
+		"logs/rw-meta-0/meta.log": "2026-11-29T20:41:07Z  INFO connecting to postgres://rw:log-pw-3@pg:5432/meta\n",
+	}
+	for p, c := range files {
+		dst := filepath.Join(in, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(dst), 0o755)
+		if err := os.WriteFile(dst, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(t.TempDir(), "out.tar.zst")
+	r := run(t, "bundle", "redact", in, out)
+	if r.code != exitOK {
+		t.Fatalf("want exit 0: the copy is finished\n%v", r)
+	}
+	for _, p := range []string{"kubernetes/pods.json", "sql/rw_sinks.csv"} {
+		if !strings.Contains(r.stderr, "warning: ") || !strings.Contains(r.stderr, p) || !strings.Contains(r.stderr, "redacted as text") {
+			t.Errorf("no warning naming %s\n%v", p, r)
+		}
+	}
+	if strings.Contains(r.stderr, "rw_worker_nodes") || strings.Contains(r.stderr, "meta.log") {
+		t.Errorf("a warning about a file that is what its name says\n%v", r)
+	}
+	if !strings.Contains(r.stdout, "2 files were not what their names say") {
+		t.Errorf("the summary does not count the files redacted as text\n%v", r)
+	}
+	got, _ := readAll(t, out)
+	for p := range files {
+		if _, ok := got[p]; !ok {
+			t.Errorf("%s missing from OUT", p)
+		}
+	}
+	var all bytes.Buffer
+	for _, b := range got {
+		all.Write(b)
+	}
+	for _, s := range []string{"json-broken-pw-1", "json-broken-pw-2", "csv-broken-pw-1", "log-pw-3"} {
+		if bytes.Contains(all.Bytes(), []byte(s)) {
+			t.Errorf("secret %q in OUT", s)
+		}
+	}
+	if string(got["sql/rw_worker_nodes.csv"]) != files["sql/rw_worker_nodes.csv"] {
+		t.Errorf("rw_worker_nodes.csv changed: %q", got["sql/rw_worker_nodes.csv"])
+	}
+	if r := run(t, "bundle", "verify", out); r.code != exitOK {
+		t.Errorf("OUT does not verify\n%v", r)
+	}
+}
+
+// The manifest's strings are redacted: files' sources and errors, errors'
+// targets and messages, the incomplete reason.
+func TestBundleRedactManifestFields(t *testing.T) {
+	dest := filepath.Join(t.TempDir(), "in.tar")
+	w, err := bundle.NewWriter(dest, bundle.WriterOptions{Format: bundle.FormatTar})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Update(func(m *bundle.Manifest) {
+		m.Tool = bundle.Tool{Name: "rwdiag", Version: "v0.1.0"}
+		m.Complete, m.IncompleteReason = false, "stopped: dial postgres://root:mf-reason-pw@fe:4567/dev: refused"
+	})
+	w.RecordError(bundle.CollectError{Step: "sql", Target: "postgres://root:mf-target-pw@fe:4567/dev", Error: "refused"})
+	w.RecordError(bundle.CollectError{Step: "sql", Target: "frontend", Error: "connect postgres://root:mf-message-pw@fe:4567/dev: refused"})
+	f, _ := w.Create("sql/rw_sinks.csv", "psql --csv 'postgresql://root:mf-source-pw@fe:4567/dev' -c 'SELECT * FROM rw_catalog.rw_sinks'")
+	f.Write([]byte("id\n1\n"))
+	f.SetError(errors.New("the connection to postgres://root:mf-file-error-pw@fe:4567/dev was lost"))
+	f.Close()
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.tar")
+	if r := run(t, "bundle", "redact", "--report", dest, out); r.code != exitOK {
+		t.Fatalf("want exit 0\n%v", r)
+	} else if !regexp.MustCompile(`(?m)^manifest\.json +5 +url-userinfo 5$`).MatchString(r.stdout) {
+		t.Errorf("the report does not count the manifest's 5 values\n%v", r)
+	}
+	files, m := readAll(t, out)
+	for _, s := range []string{"mf-reason-pw", "mf-target-pw", "mf-message-pw", "mf-source-pw", "mf-file-error-pw"} {
+		if bytes.Contains(files[bundle.ManifestPath], []byte(s)) {
+			t.Errorf("%s in the manifest:\n%s", s, files[bundle.ManifestPath])
+		}
+	}
+	if fe, _ := m.File("sql/rw_sinks.csv"); !strings.Contains(fe.Source, "[REDACTED:") || !strings.Contains(fe.Error, "[REDACTED:") {
+		t.Errorf("file entry %+v", fe)
+	}
+}
+
+// --report lists per file how many values of which class were replaced; as
+// a table on stdout, or JSON with the summary line moved to stderr.
+func TestBundleRedactReport(t *testing.T) {
+	in := writeRedactInput(t)
+	out := filepath.Join(t.TempDir(), "out.tar.zst")
+	r := run(t, "bundle", "redact", "--report", in, out)
+	if r.code != exitOK {
+		t.Fatalf("want exit 0\n%v", r)
+	}
+	for _, want := range []string{
+		`(?m)^FILE +REPLACED +CLASSES$`,
+		`(?m)^kubernetes/pods\.json +1 +env-secret-name 1$`,
+		`(?m)^kubernetes/configmaps\.json +1 +configmap-secret-key 1$`,
+		`(?m)^logs/rw-meta-0/meta\.log +2 +url-userinfo 2$`,
+		`(?m)^manifest\.json +1 +url-userinfo 1$`,
+		`(?m)^total +\d+ +`,
+	} {
+		if !regexp.MustCompile(want).MatchString(r.stdout) {
+			t.Errorf("report lacks %s\n%v", want, r)
+		}
+	}
+	if strings.Contains(r.stdout, "rw_worker_nodes") {
+		t.Errorf("a file with nothing replaced is listed\n%v", r)
+	}
+
+	out2 := filepath.Join(t.TempDir(), "out2.tar.zst")
+	r = run(t, "bundle", "redact", "--report-format", "json", in, out2)
+	if r.code != exitOK || !strings.Contains(r.stderr, "wrote "+out2) {
+		t.Fatalf("want exit 0 and the summary on stderr\n%v", r)
+	}
+	var rep struct {
+		Files []struct {
+			Path   string
+			Total  int
+			Counts map[string]int
+		}
+		Total  int
+		Counts map[string]int
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rep); err != nil {
+		t.Fatalf("stdout is not the JSON report: %v\n%v", err, r)
+	}
+	sum := 0
+	for _, f := range rep.Files {
+		sum += f.Total
+		if f.Path == "kubernetes/pods.json" && f.Counts["env-secret-name"] != 1 {
+			t.Errorf("pods.json: %+v", f)
+		}
+	}
+	if len(rep.Files) < 5 || sum != rep.Total || rep.Total < len(redactSecrets) {
+		t.Errorf("report %+v", rep)
+	}
+	if r := run(t, "bundle", "redact", "--report-format", "yaml", in, filepath.Join(t.TempDir(), "x.tar")); r.code != exitUsage || !strings.Contains(r.stderr, `--report-format "yaml"`) {
+		t.Errorf("bad format\n%v", r)
 	}
 }

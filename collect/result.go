@@ -1,10 +1,14 @@
 package collect
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
+	"slices"
+	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rwdiag/rwdiag/bundle"
 )
@@ -133,4 +137,100 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// The formats of a redaction report.
+const (
+	ReportTable = "table"
+	ReportJSON  = "json"
+)
+
+// FileRedactions is what redaction replaced in one file: how many values,
+// by class (the redaction rule that matched).
+type FileRedactions struct {
+	Path   string         `json:"path"`
+	Total  int            `json:"total"`
+	Counts map[string]int `json:"counts"`
+}
+
+// CountsSince is what was counted for path between two of a Redactor's
+// reports' counts, before and now.
+func CountsSince(path string, before, now map[string]int) FileRedactions {
+	fr := FileRedactions{Path: path, Counts: map[string]int{}}
+	for k, v := range now {
+		if d := v - before[k]; d > 0 {
+			fr.Counts[k] = d
+			fr.Total += d
+		}
+	}
+	return fr
+}
+
+// WriteRedactionReport writes, for a person who reviews a bundle before it
+// is sent, what redaction replaced in each file: a table (one line per file
+// that had values replaced, the classes and their counts, and a total
+// line), or with format ReportJSON one JSON object:
+//
+//	{"files": [{"path": "kubernetes/pods.json", "total": 3, "counts": {"env-secret-name": 3}}],
+//	 "total": 3, "counts": {"env-secret-name": 3}}
+//
+// Files with nothing replaced are left out. The values themselves are never
+// written, only counts.
+func WriteRedactionReport(w io.Writer, files []FileRedactions, format string) error {
+	files = slices.Clone(files)
+	slices.SortFunc(files, func(a, b FileRedactions) int { return strings.Compare(a.Path, b.Path) })
+	all := FileRedactions{Path: "total", Counts: map[string]int{}}
+	for _, f := range files {
+		all.Total += f.Total
+		for k, v := range f.Counts {
+			all.Counts[k] += v
+		}
+	}
+	if format == ReportJSON {
+		if files == nil {
+			files = []FileRedactions{}
+		}
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Files  []FileRedactions `json:"files"`
+			Total  int              `json:"total"`
+			Counts map[string]int   `json:"counts"`
+		}{files, all.Total, all.Counts})
+	}
+	width := len("FILE")
+	for _, f := range files {
+		width = max(width, len(printablePath(f.Path)))
+	}
+	fmt.Fprintf(w, "%-*s  %8s  %s\n", width, "FILE", "REPLACED", "CLASSES")
+	for _, f := range append(files, all) {
+		fmt.Fprintf(w, "%-*s  %8d  %s\n", width, printablePath(f.Path), f.Total, classList(f.Counts))
+	}
+	return nil
+}
+
+// classList is "class n, class n", the most frequent first.
+func classList(counts map[string]int) string {
+	keys := sortedKeys(counts)
+	slices.SortStableFunc(keys, func(a, b string) int { return counts[b] - counts[a] })
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%s %d", k, counts[k])
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// printablePath writes a bundle path with control characters escaped, as
+// Go quotes them, so a hostile name cannot act on the terminal.
+func printablePath(p string) string {
+	for _, c := range p {
+		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == utf8.RuneError {
+			q := strconv.Quote(p)
+			return q[1 : len(q)-1]
+		}
+	}
+	return p
 }
