@@ -21,6 +21,19 @@ func (e *UnsafeEntryError) Error() string {
 	return fmt.Sprintf("refused entry %q: %s", e.Path, e.Reason)
 }
 
+// DuplicateEntryError reports an archive entry at a path an earlier entry
+// already had (two manifest.json, the same log twice). The first copy is the
+// one every reader of the bundle uses; this one is skipped, unread, and the
+// reader stays usable.
+type DuplicateEntryError struct {
+	Path string // the path in the bundle, as Entry.Path spells it
+	Name string // the name as the archive spells it
+}
+
+func (e *DuplicateEntryError) Error() string {
+	return fmt.Sprintf("refused entry %q: another copy of %s, which an earlier entry holds; the first copy is the one read", e.Name, e.Path)
+}
+
 // LimitError reports that a size limit was reached. For the per-entry limit it
 // is returned by the entry's Read and the reader stays usable; for the total
 // limit it is returned by Next and reading stops.
@@ -67,14 +80,18 @@ func (e *DamageError) Error() string {
 func (e *DamageError) Unwrap() error { return e.Err }
 
 // Fatal reports whether err ends reading: damage, the total limit, or a
-// failure to read the source. An *UnsafeEntryError or a per-entry
-// *LimitError is not fatal; the caller may go on calling Next.
+// failure to read the source. An *UnsafeEntryError, a *DuplicateEntryError
+// or a per-entry *LimitError is not fatal; the caller may go on calling Next.
 func Fatal(err error) bool {
 	if err == nil {
 		return false
 	}
 	var ue *UnsafeEntryError
 	if errors.As(err, &ue) {
+		return false
+	}
+	var de *DuplicateEntryError
+	if errors.As(err, &de) {
 		return false
 	}
 	var le *LimitError

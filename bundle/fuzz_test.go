@@ -30,6 +30,7 @@ func fuzzReaderOnce(t *testing.T, data []byte) {
 	}
 	defer r.Close()
 	buf := make([]byte, 8<<10)
+	seen := map[string]bool{} // no path is handed out twice
 	// Every Next consumes at least one 512-byte tar block of the
 	// decompressed stream, which the total limit bounds.
 	for range opts.MaxTotalBytes/512 + 2 {
@@ -52,6 +53,10 @@ func fuzzReaderOnce(t *testing.T, data []byte) {
 			continue
 		}
 		checkPath(t, e.Path)
+		if seen[e.Path] {
+			t.Fatalf("entry %q handed out twice", e.Path)
+		}
+		seen[e.Path] = true
 		var n int64
 		for {
 			k, err := e.Read(buf)
@@ -94,11 +99,16 @@ func checkError(t *testing.T, err error) {
 		ue *UnsafeEntryError
 		le *LimitError
 		de *DamageError
+		du *DuplicateEntryError
 	)
 	switch {
 	case errors.As(err, &ue):
 		if Fatal(err) || ue.Reason == "" {
 			t.Fatalf("unsafe entry error %v: fatal %v", err, Fatal(err))
+		}
+	case errors.As(err, &du):
+		if Fatal(err) || du.Path == "" {
+			t.Fatalf("duplicate entry error %v: fatal %v", err, Fatal(err))
 		}
 	case errors.As(err, &le):
 		if Fatal(err) != le.Total {

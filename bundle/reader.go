@@ -274,6 +274,7 @@ type tarWalker struct {
 	cur    *tarEntryReader
 	out    int64 // bytes handed out by all entries
 	err    error // the fatal error, once there is one
+	seen   seenPaths
 }
 
 // damage turns an error from the tar stream into the fatal error, once: the
@@ -351,6 +352,9 @@ func (w *tarWalker) next() (*Entry, error) {
 		}
 		if w.prefix != "" && strings.HasPrefix(name, w.prefix) {
 			name = strings.TrimPrefix(name, w.prefix)
+		}
+		if w.seen.add(name) {
+			return nil, &DuplicateEntryError{Path: name, Name: hdr.Name}
 		}
 		w.last = name
 		w.cur = &tarEntryReader{w: w, path: name, remaining: w.opts.MaxEntryBytes}
@@ -460,4 +464,31 @@ func wrappingDir(name string) string {
 		return top + "/"
 	}
 	return ""
+}
+
+// maxSeenBytes bounds the memory a reader spends remembering entries'
+// paths to find duplicates: some hundreds of thousands of paths, where a real
+// bundle holds some thousands of files. A bomb of tiny entries past it is
+// still bounded by the total limit; its later duplicates are not detected.
+const maxSeenBytes = 32 << 20
+
+// seenPaths remembers the paths of the entries handed out.
+type seenPaths struct {
+	set   map[string]struct{}
+	bytes int
+}
+
+// add records p and reports whether an earlier entry had it.
+func (s *seenPaths) add(p string) bool {
+	if s.set == nil {
+		s.set = map[string]struct{}{}
+	}
+	if _, ok := s.set[p]; ok {
+		return true
+	}
+	if cost := len(p) + 48; s.bytes+cost <= maxSeenBytes { // 48: string header and map slot
+		s.set[p] = struct{}{}
+		s.bytes += cost
+	}
+	return false
 }

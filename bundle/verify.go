@@ -33,7 +33,8 @@ type VerifyReport struct {
 	Extra      []string
 	Mismatched []Mismatch
 	// Problems are the entries refused, the files cut by the per-entry limit
-	// (they are neither hashed nor compared), duplicate entries and, last,
+	// (they are neither hashed nor compared), duplicate entries (the first
+	// copy is the one verified) and, last,
 	// the fatal error that ended reading, if any.
 	Problems []error
 }
@@ -59,7 +60,6 @@ func Verify(r *Reader) (*VerifyReport, error) {
 	got := map[string]sum{}
 	unhashed := map[string]bool{} // seen, but not read whole
 	var manifestErr error
-	manifestSeen := false
 	buf := make([]byte, 64<<10)
 	for {
 		e, err := r.Next()
@@ -73,19 +73,7 @@ func Verify(r *Reader) (*VerifyReport, error) {
 			}
 			continue
 		}
-		_, dup := got[e.Path]
-		if dup || unhashed[e.Path] || (e.Path == ManifestPath && manifestSeen) {
-			rep.Problems = append(rep.Problems, fmt.Errorf("entry %q: appears more than once; the first copy is the one verified", e.Path))
-			if _, err, _ := copyEntry(io.Discard, e, buf); err != nil {
-				rep.Problems = append(rep.Problems, err)
-				if Fatal(err) {
-					break
-				}
-			}
-			continue
-		}
-		if e.Path == ManifestPath {
-			manifestSeen = true
+		if e.Path == ManifestPath { // the first: the reader refuses later copies
 			m, rerr, derr := readManifest(e, buf)
 			if rerr != nil {
 				rep.Problems = append(rep.Problems, rerr)

@@ -183,7 +183,7 @@ func TestVerifyMissingExtraAndOrder(t *testing.T) {
 				}
 				return keep(h, body)
 			},
-			problemText: "appears more than once",
+			problemText: "another copy of",
 		},
 		{
 			name: "refused entry",
