@@ -67,6 +67,12 @@ type RedactionReport struct {
 	// Counts is the number of values redacted per rule, e.g. {"env-secret-name": 4}.
 	Counts map[string]int `json:"counts,omitempty"`
 	Total  int            `json:"total"`
+	// Files is the number of values redacted per bundle path and rule, e.g.
+	// {"kubernetes/pods.json": {"env-secret-name": 3}, "manifest.json":
+	// {"url-userinfo": 1}}, for a security team to review before the
+	// bundle leaves. Values redacted outside any file (error messages) are
+	// counted in Counts only, so Files may sum to less than Total.
+	Files map[string]map[string]int `json:"files,omitempty"`
 }
 
 // File returns the entry for path, if the manifest lists it.

@@ -54,8 +54,13 @@ type Redactor struct {
 	keys   []keyPattern   // --redact-config Key patterns
 	values []valuePattern // --redact-config Value patterns
 
+	// lineCap is the most of one line redacted at once (maxRedactLine;
+	// tests lower it): a longer line is redacted in overlapping windows.
+	lineCap int
+
 	mu     sync.Mutex
 	counts map[string]int
+	files  map[string]map[string]int // bundle path -> rule -> count
 }
 
 type keyPattern struct {
@@ -74,7 +79,7 @@ func NewRedactor(extra []RedactPattern) (*Redactor, error) {
 	if _, err := rand.Read(key); err != nil {
 		return nil, fmt.Errorf("redaction key: %w", err)
 	}
-	r := &Redactor{key: key, counts: map[string]int{}}
+	r := &Redactor{key: key, lineCap: maxRedactLine, counts: map[string]int{}, files: map[string]map[string]int{}}
 	for i, p := range extra {
 		name := p.Name
 		if name == "" {
@@ -132,7 +137,9 @@ func isToken(s string) bool {
 	return true
 }
 
-// Report returns what was redacted so far, for the manifest.
+// Report returns what was redacted so far, for the manifest: counts per
+// rule, and per bundle path and rule for every value redacted by a call that
+// named its path (Text, TextStream, KubeJSON, SQLRow, SQLRowAt, String).
 func (r *Redactor) Report() bundle.RedactionReport {
 	if r == nil {
 		return bundle.RedactionReport{}
@@ -145,6 +152,12 @@ func (r *Redactor) Report() bundle.RedactionReport {
 	}
 	for _, n := range r.counts {
 		rep.Total += n
+	}
+	if len(r.files) > 0 {
+		rep.Files = make(map[string]map[string]int, len(r.files))
+		for p, c := range r.files {
+			rep.Files[p] = maps.Clone(c)
+		}
 	}
 	return rep
 }
@@ -163,15 +176,26 @@ func (t tally) total() int {
 	return n
 }
 
-// commit adds a call's tally to the run's counts and returns its total.
-func (r *Redactor) commit(t tally) int {
+// commit adds a call's tally to the run's counts, and to path's when path
+// is not "", and returns its total.
+func (r *Redactor) commit(path string, t tally) int {
 	if len(t) == 0 {
 		return 0
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
+	var fc map[string]int
+	if path != "" {
+		if fc = r.files[path]; fc == nil {
+			fc = map[string]int{}
+			r.files[path] = fc
+		}
+	}
 	for k, v := range t {
 		r.counts[k] += v
+		if fc != nil {
+			fc[k] += v
+		}
 	}
 	return t.total()
 }

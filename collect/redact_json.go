@@ -9,6 +9,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
+
+	"github.com/rwdiag/rwdiag/bundle"
 )
 
 // lastApplied is the annotation kubectl apply keeps the applied object in, as
@@ -42,7 +44,7 @@ func (r *Redactor) KubeJSON(path string, data []byte) ([]byte, int, error) {
 		red, n := r.Text(path, data)
 		return red, n, fmt.Errorf("redact %s as JSON: %w", path, err)
 	}
-	return out, r.commit(t), nil
+	return out, r.commit(path, t), nil
 }
 
 // SQLValue redacts one value of an SQL result: the value of a column whose
@@ -56,14 +58,20 @@ func (r *Redactor) SQLValue(relation, column, value string) (string, int) {
 	}
 	t := tally{}
 	v := r.sqlValue(column, value, t)
-	return v, r.commit(t)
+	return v, r.commit(bundle.SQLPath(relation), t)
 }
 
 // SQLRow redacts a row of an SQL result, as SQLValue does each value, and
 // also the value of a name/value row whose name looks secret: SHOW
 // PARAMETERS' license_key, a settings table's password. values[i] is the
-// text of columns[i].
+// text of columns[i]. The report counts it under sql/<relation>.csv.
 func (r *Redactor) SQLRow(relation string, columns, values []string) ([]string, int) {
+	return r.SQLRowAt(bundle.SQLPath(relation), relation, columns, values)
+}
+
+// SQLRowAt is SQLRow for a row written to the bundle path path, which the
+// report counts it under.
+func (r *Redactor) SQLRowAt(path, relation string, columns, values []string) ([]string, int) {
 	if r == nil {
 		return values, 0
 	}
@@ -100,7 +108,7 @@ func (r *Redactor) SQLRow(relation string, columns, values []string) ([]string, 
 		}
 		out[i] = r.sqlValue(col, v, t)
 	}
-	return out, r.commit(t)
+	return out, r.commit(path, t)
 }
 
 func (r *Redactor) sqlValue(column, value string, t tally) string {

@@ -7,6 +7,8 @@ import (
 	"io"
 	"regexp"
 	"strings"
+
+	"github.com/rwdiag/rwdiag/bundle"
 )
 
 // Text redacts text: logs, describe output, the diagnose report, the
@@ -58,7 +60,7 @@ func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, e
 		}
 		if len(line) > 0 {
 			if _, werr := io.WriteString(dst, r.redactLine(string(line), &st, t)); werr != nil {
-				return r.commit(t), werr
+				return r.commit(path, t), werr
 			}
 			line = line[:0]
 		}
@@ -68,7 +70,7 @@ func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, e
 		if err == io.EOF {
 			err = nil
 		}
-		return r.commit(t), err
+		return r.commit(path, t), err
 	}
 }
 
@@ -102,7 +104,7 @@ func (r *Redactor) textLine(s string) string {
 	}
 	t := tally{}
 	out := r.textString(s, t)
-	r.commit(t)
+	r.commit("", t)
 	return out
 }
 
@@ -510,4 +512,19 @@ func skipValue(v string) bool {
 		return true // password: SECRET my_secret, a reference
 	}
 	return false
+}
+
+// String redacts one string of the manifest: field names it
+// ("files.source", "incomplete_reason", "errors.target", "errors.message",
+// "files.error") for the caller's sake; every field gets the Text rules, a
+// multi-line string line by line. What it replaces is counted under
+// manifest.json in the report.
+func (r *Redactor) String(field, s string) string {
+	if r == nil || s == "" {
+		return s
+	}
+	t := tally{}
+	out := r.textString(s, t)
+	r.commit(bundle.ManifestPath, t)
+	return out
 }
