@@ -1,12 +1,16 @@
 package bundle
 
 import (
+	"archive/tar"
+	"bytes"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -129,5 +133,77 @@ func TestExtractStaysInsideThroughSymlinks(t *testing.T) {
 	}
 	if got := filesUnder(t, outside); len(got) != 0 {
 		t.Errorf("extract wrote %q outside the target, through the link", got)
+	}
+}
+
+// sparse.tar holds four sparse entries of 1 GiB, within the default limits.
+// Extracted, they stay sparse on disk: their holes are not written out as
+// gigabytes of zeros, and the result says how much was left as holes.
+func TestExtractSparseStaysSparse(t *testing.T) {
+	r := openTestdata(t, "sparse.tar", Options{})
+	target := filepath.Join(t.TempDir(), "out")
+	res, err := ExtractAll(r, target)
+	if err != nil || len(res.Problems) != 0 || res.Files != 6 {
+		t.Fatalf("ExtractAll = %+v, %v", res, err)
+	}
+	if res.Holes < 4*(1<<30)-4*(1<<20) || res.Bytes < res.Holes {
+		t.Errorf("%d of %d bytes left as holes, want nearly 4 GiB", res.Holes, res.Bytes)
+	}
+	var used int64
+	for i := range 4 {
+		p := filepath.Join(target, "logs", "sparse", fmt.Sprintf("c%d.log", i))
+		fi, err := os.Stat(p)
+		if err != nil || fi.Size() != 1<<30 {
+			t.Fatalf("%s: %v, %v; want 1 GiB", p, fi, err)
+		}
+		used += fi.Sys().(*syscall.Stat_t).Blocks * 512
+	}
+	if used > 64<<20 {
+		t.Errorf("the sparse files take %d bytes on disk, want them sparse", used)
+	}
+	// They read back as written: data at the start, zeros after.
+	f, err := os.Open(filepath.Join(target, "logs", "sparse", "c0.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	head := make([]byte, 8)
+	f.ReadAt(head, 0)
+	tail := make([]byte, 8)
+	f.ReadAt(tail, 1<<30-8)
+	if head[0] != 'x' || !bytes.Equal(tail, make([]byte, 8)) {
+		t.Errorf("c0.log reads %q ... %q", head, tail)
+	}
+}
+
+// A name too long to create (a component over NAME_MAX, a path over
+// PATH_MAX) is refused and skipped; the entries after it are extracted.
+func TestExtractSkipsOverlongNames(t *testing.T) {
+	long := "logs/" + strings.Repeat("p", 300) + "/c.log"
+	deep := "logs/" + strings.Repeat("d/", 2100) + "c.log"
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	for _, e := range []tarEntry{regEntry(long, "a\n"), regEntry(deep, "b\n"), regEntry("logs/p/c.log", "c\n")} {
+		if err := tw.WriteHeader(e.hdr); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write(e.body)
+	}
+	tw.Close()
+	r, err := NewReader("long.tar", &buf, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, files, problems, err := extractContained(t, r)
+	if err != nil || files != 1 || len(problems) != 2 {
+		t.Fatalf("Extract = %d, %v, %v; want 1 file and 2 problems", files, problems, err)
+	}
+	for _, p := range problems {
+		if ue, ok := asError[*UnsafeEntryError](p); !ok || !strings.Contains(ue.Reason, "too long") {
+			t.Errorf("problem %v, want a name too long", p)
+		}
+	}
+	if got := readFile(t, filepath.Join(target, "logs/p/c.log")); string(got) != "c\n" {
+		t.Errorf("logs/p/c.log holds %q", got)
 	}
 }
