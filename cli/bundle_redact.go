@@ -101,26 +101,6 @@ func runRedact(c *ucli.Context) error {
 	if err != nil {
 		return inputError(err)
 	}
-	// Files are copied one after the other, so what the redactor counted
-	// while one was copied is that file's: the report is made of the
-	// differences.
-	report := map[string]*collect.FileRedactions{}
-	counted := red.Report().Counts
-	tallyFile := func(path string) {
-		now := red.Report().Counts
-		fr := collect.CountsSince(path, counted, now)
-		counted = now
-		if fr.Total == 0 {
-			return
-		}
-		if report[path] == nil {
-			report[path] = &collect.FileRedactions{Path: path, Counts: map[string]int{}}
-		}
-		report[path].Total += fr.Total
-		for k, v := range fr.Counts {
-			report[path].Counts[k] += v
-		}
-	}
 	files, warnings := 0, 0
 	for {
 		e, err := r.Next()
@@ -138,13 +118,13 @@ func runRedact(c *ucli.Context) error {
 		if e.Kind == bundle.KindManifest {
 			continue
 		}
-		// The file's record in the manifest first, counted as the manifest's.
+		// The file's record in IN's manifest, its strings redacted (and
+		// counted as the manifest's).
 		var prev bundle.FileEntry
 		if old != nil {
 			prev, _ = old.File(e.Path)
-			prev.Source, prev.Error = manifestString(red, prev.Source), manifestString(red, prev.Error)
+			prev.Source, prev.Error = red.String("files.source", prev.Source), red.String("files.error", prev.Error)
 		}
-		tallyFile(bundle.ManifestPath)
 		warn, err := redactEntry(w, red, e, prev)
 		if err != nil {
 			if bundle.Fatal(err) {
@@ -158,16 +138,15 @@ func runRedact(c *ucli.Context) error {
 			fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s: %v\n", r.Name(), warn)
 		}
 		files++
-		tallyFile(e.Path)
 	}
 	w.Update(func(m *bundle.Manifest) {
 		if old != nil {
 			m.Tool, m.CollectedAt, m.FinishedAt = old.Tool, old.CollectedAt, old.FinishedAt
 			m.Namespace, m.Cluster, m.RisingWaveVersion = old.Namespace, old.Cluster, old.RisingWaveVersion
-			m.Complete, m.IncompleteReason = old.Complete, manifestString(red, old.IncompleteReason)
+			m.Complete, m.IncompleteReason = old.Complete, red.String("incomplete_reason", old.IncompleteReason)
 			for _, e := range old.Errors {
-				e.Target = manifestString(red, e.Target)
-				e.Error = manifestString(red, e.Error)
+				e.Target = red.String("errors.target", e.Target)
+				e.Error = red.String("errors.message", e.Error)
 				m.Errors = append(m.Errors, e)
 			}
 		} else {
@@ -175,8 +154,8 @@ func runRedact(c *ucli.Context) error {
 			m.Tool = bundle.Tool{Name: "rwdiag", Version: versionString()}
 		}
 	})
-	tallyFile(bundle.ManifestPath)
-	w.Update(func(m *bundle.Manifest) { m.Redaction = mergeRedaction(old, red.Report()) })
+	now := red.Report()
+	w.Update(func(m *bundle.Manifest) { m.Redaction = mergeRedaction(old, now) })
 	if err := w.Close(); err != nil {
 		return inputError(err)
 	}
@@ -184,16 +163,12 @@ func runRedact(c *ucli.Context) error {
 	if reportFormat == collect.ReportJSON {
 		summary = c.App.ErrWriter // stdout is the report's alone
 	}
-	fmt.Fprintf(summary, "redacted %d values in %d files of %s; wrote %s\n", red.Report().Total, files, r.Name(), out)
+	fmt.Fprintf(summary, "redacted %d values in %d files of %s; wrote %s\n", now.Total, files, r.Name(), out)
 	if warnings > 0 {
 		fmt.Fprintf(summary, "%d files were not what their names say and were redacted as text (see the warnings above)\n", warnings)
 	}
 	if reportFormat != "" {
-		var files []collect.FileRedactions
-		for _, fr := range report {
-			files = append(files, *fr)
-		}
-		if err := collect.WriteRedactionReport(c.App.Writer, files, reportFormat); err != nil {
+		if err := collect.WriteRedactionReport(c.App.Writer, collect.FileReport(now), reportFormat); err != nil {
 			return err
 		}
 	}
@@ -290,31 +265,33 @@ func redactEntry(w *bundle.Writer, red *collect.Redactor, e *bundle.Entry, prev 
 	return warn, errors.Join(err, readErr)
 }
 
-// manifestString redacts a string of the manifest: a file's source or
-// error, an error's target or message, the incomplete reason.
-func manifestString(red *collect.Redactor, s string) string {
-	if s == "" {
-		return s
-	}
-	out, _ := red.Text(bundle.ManifestPath, []byte(s))
-	return string(out)
-}
-
-// mergeRedaction adds this run's counts to those IN's manifest recorded.
+// mergeRedaction adds this run's counts, in all and per file, to those IN's
+// manifest recorded.
 func mergeRedaction(old *bundle.Manifest, now bundle.RedactionReport) bundle.RedactionReport {
-	rep := bundle.RedactionReport{Enabled: true, Counts: map[string]int{}}
-	if old != nil {
-		for k, v := range old.Redaction.Counts {
+	rep := bundle.RedactionReport{Enabled: true, Counts: map[string]int{}, Files: map[string]map[string]int{}}
+	add := func(r bundle.RedactionReport) {
+		for k, v := range r.Counts {
 			rep.Counts[k] += v
 		}
-		rep.Total += old.Redaction.Total
+		for p, counts := range r.Files {
+			if rep.Files[p] == nil {
+				rep.Files[p] = map[string]int{}
+			}
+			for k, v := range counts {
+				rep.Files[p][k] += v
+			}
+		}
+		rep.Total += r.Total
 	}
-	for k, v := range now.Counts {
-		rep.Counts[k] += v
+	if old != nil {
+		add(old.Redaction)
 	}
-	rep.Total += now.Total
+	add(now)
 	if len(rep.Counts) == 0 {
 		rep.Counts = nil
+	}
+	if len(rep.Files) == 0 {
+		rep.Files = nil
 	}
 	return rep
 }

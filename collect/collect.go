@@ -163,7 +163,7 @@ func Run(ctx context.Context, opts Options, progress Progress) (*Result, error) 
 		m.RisingWaveVersion = c.risingWaveVersion(pods)
 		m.Complete = complete
 		if !complete {
-			m.IncompleteReason = c.stopReason()
+			m.IncompleteReason = c.red.String("incomplete_reason", c.stopReason())
 		}
 		m.Redaction = c.red.Report()
 		m.Redaction.Enabled = c.red != nil
@@ -252,8 +252,23 @@ func (c *collector) spawn(step, target, path string, f func(release func()) erro
 	return true
 }
 
+// recordError records a step that failed. The target and the message are
+// redacted: a message may quote a DSN or a URL with its password.
 func (c *collector) recordError(step, target, msg, path string) {
-	c.w.RecordError(bundle.CollectError{Step: step, Target: target, Error: msg, Path: path})
+	c.w.RecordError(bundle.CollectError{Step: step, Path: path,
+		Target: c.red.String("errors.target", target), Error: c.red.String("errors.message", msg)})
+}
+
+// create starts a bundle file; its source is redacted.
+func (c *collector) create(path, source string) (*bundle.File, error) {
+	return c.w.Create(path, c.red.String("files.source", source))
+}
+
+// setError records on f that its source failed part-way, redacted.
+func (c *collector) setError(f *bundle.File, err error) {
+	if err != nil {
+		f.SetError(errors.New(c.red.String("files.error", err.Error())))
+	}
 }
 
 // note records something a person should know that is not a failure.
@@ -304,12 +319,12 @@ func (c *collector) writeData(path, source string, data []byte, kind redaction, 
 			data, n = c.red.Text(path, data)
 		}
 	}
-	f, err := c.w.Create(path, source)
+	f, err := c.create(path, source)
 	if err != nil {
 		return err
 	}
 	f.AddRedacted(n)
-	f.SetError(partial)
+	c.setError(f, partial)
 	if _, err := f.Write(data); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)

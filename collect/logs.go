@@ -233,7 +233,7 @@ func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, rel
 	if err != nil {
 		return fmt.Errorf("stage log: %w", err)
 	}
-	f, err := c.w.Create(path, source)
+	f, err := c.create(path, source)
 	if err != nil {
 		return err
 	}
@@ -245,7 +245,7 @@ func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, rel
 		f.SetTruncated()
 	}
 	if streamErr != nil {
-		f.SetError(fmt.Errorf("the stream broke after %d bytes: %w", buf.Total(), streamErr))
+		c.setError(f, fmt.Errorf("the stream broke after %d bytes: %w", buf.Total(), streamErr))
 	}
 	return f.Close()
 }

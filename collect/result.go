@@ -6,11 +6,10 @@ import (
 	"io"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
 // Result is what a run wrote.
@@ -153,17 +152,19 @@ type FileRedactions struct {
 	Counts map[string]int `json:"counts"`
 }
 
-// CountsSince is what was counted for path between two of a Redactor's
-// reports' counts, before and now.
-func CountsSince(path string, before, now map[string]int) FileRedactions {
-	fr := FileRedactions{Path: path, Counts: map[string]int{}}
-	for k, v := range now {
-		if d := v - before[k]; d > 0 {
-			fr.Counts[k] = d
-			fr.Total += d
+// FileReport lists a redaction report's per-file counts, by path.
+func FileReport(rep bundle.RedactionReport) []FileRedactions {
+	var out []FileRedactions
+	for _, p := range sortedKeys(rep.Files) {
+		fr := FileRedactions{Path: p, Counts: rep.Files[p]}
+		for _, n := range fr.Counts {
+			fr.Total += n
+		}
+		if fr.Total > 0 {
+			out = append(out, fr)
 		}
 	}
-	return fr
+	return out
 }
 
 // WriteRedactionReport writes, for a person who reviews a bundle before it
@@ -223,14 +224,5 @@ func classList(counts map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// printablePath writes a bundle path with control characters escaped, as
-// Go quotes them, so a hostile name cannot act on the terminal.
-func printablePath(p string) string {
-	for _, c := range p {
-		if c < 0x20 || c == 0x7f || (c >= 0x80 && c < 0xa0) || c == utf8.RuneError {
-			q := strconv.Quote(p)
-			return q[1 : len(q)-1]
-		}
-	}
-	return p
-}
+// printablePath is a bundle path as it may be printed on a terminal.
+func printablePath(p string) string { return termtext.Escape(p, termtext.Name) }

@@ -340,7 +340,8 @@ type sqlJob struct {
 }
 
 func (c *sqlCollector) record(target, path string, err error) {
-	c.w.RecordError(bundle.CollectError{Step: sqlStep, Target: target, Error: c.red.textLine(err.Error()), Path: path})
+	c.w.RecordError(bundle.CollectError{Step: sqlStep, Path: path,
+		Target: c.red.String("errors.target", target), Error: c.red.String("errors.message", err.Error())})
 }
 
 func (c *sqlCollector) table(ctx context.Context, rel string) {
@@ -375,7 +376,7 @@ func (c *sqlCollector) dump(ctx context.Context, name, stmt, source string) {
 		if (name == "rw_materialized_views" || name == "rw_sinks") && nameCol >= 0 && defCol >= 0 && row[defCol] != nil {
 			c.jobs = append(c.jobs, sqlJob{relation: name, name: text[nameCol], definition: text[defCol]})
 		}
-		out, n := c.red.SQLRow(name, cols, text)
+		out, n := c.red.SQLRowAt(path, name, cols, text)
 		redacted += n
 		appendPsqlCSVRow(&buf, out)
 		if buf.Len() > maxSQLResultBytes {
@@ -395,7 +396,7 @@ func (c *sqlCollector) dump(ctx context.Context, name, stmt, source string) {
 		c.record(name, path, errors.New("the statement returned no result set"))
 		return
 	}
-	f, cerr := c.w.Create(path, source)
+	f, cerr := c.w.Create(path, c.red.String("files.source", source))
 	if cerr != nil {
 		c.record(name, path, cerr)
 		return
@@ -406,7 +407,7 @@ func (c *sqlCollector) dump(ctx context.Context, name, stmt, source string) {
 		f.SetTruncated()
 	}
 	if err != nil {
-		f.SetError(errors.New(c.red.textLine(err.Error())))
+		f.SetError(errors.New(c.red.String("files.error", err.Error())))
 	}
 	if cerr := f.Close(); cerr != nil || werr != nil {
 		c.record(name, path, errors.Join(werr, cerr))
@@ -461,7 +462,7 @@ func (c *sqlCollector) explain(ctx context.Context, job sqlJob, file string) {
 	}
 	out, n := c.red.Text(path, buf.Bytes())
 	source := fmt.Sprintf("psql -XAt -c 'EXPLAIN <definition of %s %q from rw_catalog.%s>'", kind, job.name, job.relation)
-	f, err := c.w.Create(path, source)
+	f, err := c.w.Create(path, c.red.String("files.source", source))
 	if err != nil {
 		c.record(target, path, err)
 		return

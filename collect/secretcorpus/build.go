@@ -38,6 +38,37 @@ type Planted struct {
 	Manifest bundle.Manifest
 	// At is where each entry is, by id; manifest entries have none.
 	At map[string]Location
+	// ManifestAt is where each manifest entry is, by id.
+	ManifestAt map[string]ManifestLocation
+}
+
+// ManifestLocation is where a manifest entry is: the source or error of
+// the file at Path, or the target or message of Errors[Index].
+type ManifestLocation struct {
+	Field string // the entry's key
+	Path  string
+	Index int
+}
+
+// ManifestTokens returns the tokens in the manifest string at l.
+func ManifestTokens(m *bundle.Manifest, l ManifestLocation) []string {
+	var s string
+	switch l.Field {
+	case "files.source", "files.incomplete_reason":
+		fe, _ := m.File(l.Path)
+		s = fe.Source
+		if l.Field == "files.incomplete_reason" {
+			s = fe.Error
+		}
+	case "errors.target", "errors.message":
+		if l.Index < len(m.Errors) {
+			s = m.Errors[l.Index].Target
+			if l.Field == "errors.message" {
+				s = m.Errors[l.Index].Error
+			}
+		}
+	}
+	return Tokens([]byte(s))
 }
 
 // LongLine is a log line of more than LongLineCut bytes with the entry's
@@ -76,7 +107,7 @@ func LongLine(e Entry) string {
 //     its own (the source, the file's error; the first incomplete_reason is
 //     the manifest's too), errors.target and errors.message on an error.
 func Build(entries []Entry) (*Planted, error) {
-	p := &Planted{Files: map[string][]byte{}, At: map[string]Location{}}
+	p := &Planted{Files: map[string][]byte{}, At: map[string]Location{}, ManifestAt: map[string]ManifestLocation{}}
 	p.Manifest.Namespace, p.Manifest.Cluster, p.Manifest.RisingWaveVersion = Namespace, Cluster, "v2.6.2"
 	p.Manifest.Complete = true
 	type lines struct {
@@ -270,9 +301,12 @@ func Build(entries []Entry) (*Planted, error) {
 				}
 			}
 			p.Manifest.Files = append(p.Manifest.Files, fe)
+			p.ManifestAt[e.ID] = ManifestLocation{Field: e.Key, Path: path}
 		case "errors.target":
+			p.ManifestAt[e.ID] = ManifestLocation{Field: e.Key, Index: len(p.Manifest.Errors)}
 			p.Manifest.Errors = append(p.Manifest.Errors, bundle.CollectError{Step: "sql", Target: e.Planted(), Error: "connection refused"})
 		case "errors.message":
+			p.ManifestAt[e.ID] = ManifestLocation{Field: e.Key, Index: len(p.Manifest.Errors)}
 			p.Manifest.Errors = append(p.Manifest.Errors, bundle.CollectError{Step: "sql", Target: "frontend", Error: e.Planted()})
 		}
 	}
