@@ -61,11 +61,12 @@ type fakeAPI struct {
 	dashboard map[string][]byte   // proxy suffix -> body
 
 	// Failures to simulate.
-	forbidden map[string]bool // resource -> 403 on list
-	gone      map[string]bool // pod -> 404 on get, log and proxy
-	hang      map[string]bool // "log:pod/container", "proxy:suffix" -> no answer
-	noCRD     bool            // the RisingWave CRD is not installed
-	pageSize  int             // serve lists in pages of this many items
+	forbidden map[string]bool   // resource -> 403 on list
+	gone      map[string]bool   // pod -> 404 on get, log and proxy
+	hang      map[string]bool   // "log:pod/container", "proxy:suffix" -> no answer
+	logFail   map[string]string // "pod/container" -> 400 with this message
+	noCRD     bool              // the RisingWave CRD is not installed
+	pageSize  int               // serve lists in pages of this many items
 }
 
 // newFakeAPI loads the fixtures: what the sample bundle has, and for what it
@@ -75,7 +76,7 @@ func newFakeAPI(t testing.TB) *fakeAPI {
 	f := &fakeAPI{
 		t: t, scrapes: map[string]int{},
 		objects: map[string][]object{}, logs: map[string][]byte{}, metrics: map[string][][]byte{}, dashboard: map[string][]byte{},
-		forbidden: map[string]bool{}, gone: map[string]bool{}, hang: map[string]bool{},
+		forbidden: map[string]bool{}, gone: map[string]bool{}, hang: map[string]bool{}, logFail: map[string]string{},
 	}
 	for res := range listKinds {
 		path := filepath.Join(sampleDir, "kubernetes", res+".json")
@@ -404,6 +405,10 @@ func (f *fakeAPI) log(w http.ResponseWriter, r *http.Request, pod string) {
 		return
 	}
 	key := pod + "/" + container
+	if msg, ok := f.logFail[key]; ok {
+		status(w, http.StatusBadRequest, "BadRequest", msg, "", "")
+		return
+	}
 	if q.Get("previous") == "true" {
 		key += "/previous"
 		if f.restarts(pod, container) <= 0 || f.logs[key] == nil {

@@ -17,6 +17,10 @@ const (
 	MetaPod   = "rw-corpus-meta-0"
 )
 
+// ShowParameters is the sql "relation" of SHOW PARAMETERS: an entry's
+// column is a parameter's name, its value the parameter's value.
+const ShowParameters = "show_parameters"
+
 // LongLineCut is where a long line is cut for redaction (the collector's
 // maxRedactLine): a long-line entry's secret is planted across it.
 const LongLineCut = 1 << 20
@@ -101,7 +105,8 @@ func LongLine(e Entry) string {
 //   - log: a line of the meta log; a long-line entry (class long-line) a
 //     log file of its own, across the cut (LongLine);
 //   - describe: a line of the describe text's Events section;
-//   - sql: a row of sql/<relation>.csv, its id column the entry's id;
+//   - sql: a row of sql/<relation>.csv, its id column the entry's id; for
+//     show_parameters, the row of the parameter the column names;
 //   - diagnose: a line of diagnose/report.txt;
 //   - manifest: files.source and files.incomplete_reason on a log file of
 //     its own (the source, the file's error; the first incomplete_reason is
@@ -263,6 +268,18 @@ func Build(entries []Entry) (*Planted, error) {
 	// sql
 	for _, rel := range sqlRels {
 		path := bundle.SQLPath(rel)
+		if rel == ShowParameters {
+			// SHOW PARAMETERS: a row per parameter, the key's column its name.
+			add(path, "", "Name,Value,Description,Mutable")
+			for _, e := range entries {
+				if e.Where == WhereSQL && e.Relation() == rel {
+					var b bytes.Buffer
+					AppendCSV(&b, []string{e.Column(), e.Planted(), "planted by " + e.ID, "t"})
+					add(path, e.ID, strings.TrimSuffix(b.String(), "\n"))
+				}
+			}
+			continue
+		}
 		cols := append([]string{"id"}, sqlCols[rel]...)
 		var b bytes.Buffer
 		AppendCSV(&b, cols)
