@@ -256,6 +256,9 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 		raw:  raw,
 		dec:  &countingReader{r: stream, limit: opts.MaxTotalBytes},
 	}
+	if format == FormatTarZstd {
+		tr.window = zstdWindow(head)
+	}
 	tr.tr = tar.NewReader(tr.dec)
 	r.next = tr.next
 	return r, nil
@@ -275,6 +278,7 @@ type tarWalker struct {
 	out    int64 // bytes handed out by all entries
 	err    error // the fatal error, once there is one
 	seen   seenPaths
+	window uint64 // the window the first zstd frame asks for, 0 if unknown
 }
 
 // damage turns an error from the tar stream into the fatal error, once: the
@@ -291,7 +295,13 @@ func (w *tarWalker) damage(err error, between bool) error {
 		err = io.ErrUnexpectedEOF
 	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
-		err = fmt.Errorf("%w: the archive needs more than the %d bytes of decoder memory allowed (raise --max-zstd-window)", err, w.opts.MaxZstdWindow)
+		asks := "more than that"
+		if w.window > 0 {
+			asks = sizeText(int64(w.window))
+		}
+		err = fmt.Errorf("%w: the zstd stream asks for a window of %s, more than the %s of decoder memory allowed (`zstd --long=31` writes 2 GiB windows): "+
+			"raise --max-zstd-window to read it, if the file is a real archive (reading costs that much memory)",
+			err, asks, sizeText(int64(w.opts.MaxZstdWindow)))
 	}
 	w.err = &DamageError{Archive: w.name, Entry: w.last, Between: between,
 		Offset: w.raw.n, Decompressed: w.dec.n, Err: err}
@@ -491,4 +501,48 @@ func (s *seenPaths) add(p string) bool {
 		s.bytes += cost
 	}
 	return false
+}
+
+// zstdWindow returns the window size the zstd frame at the start of b asks
+// for (RFC 8878, 3.1.1.1), or 0 when b starts with no frame header.
+func zstdWindow(b []byte) uint64 {
+	if len(b) < 6 || !bytes.HasPrefix(b, zstdMagic) {
+		return 0
+	}
+	fhd := b[4]
+	if fhd&0x20 == 0 { // not single-segment: a window descriptor follows
+		wd := b[5]
+		base := uint64(1) << (10 + wd>>3)
+		return base + base/8*uint64(wd&7)
+	}
+	// Single segment: the window is the frame content size.
+	pos := 5 + [4]int{0, 1, 2, 4}[fhd&3] // past the dictionary id
+	size := [4]int{1, 2, 4, 8}[fhd>>6]
+	if len(b) < pos+size {
+		return 0
+	}
+	var v uint64
+	for i := size - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[pos+i])
+	}
+	if size == 2 {
+		v += 256
+	}
+	return v
+}
+
+// sizeText writes a byte count for people: "128 MiB", "2 GiB", "1000 B".
+func sizeText(n int64) string {
+	for _, u := range []struct {
+		shift uint
+		name  string
+	}{{40, "TiB"}, {30, "GiB"}, {20, "MiB"}, {10, "KiB"}} {
+		if n >= 1<<u.shift {
+			if n%(1<<u.shift) == 0 {
+				return fmt.Sprintf("%d %s", n>>u.shift, u.name)
+			}
+			return fmt.Sprintf("%.1f %s", float64(n)/float64(int64(1)<<u.shift), u.name)
+		}
+	}
+	return fmt.Sprintf("%d B", n)
 }

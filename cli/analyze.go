@@ -13,6 +13,7 @@ import (
 	"github.com/rwdiag/rwdiag/analyze/report"
 	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/internal/outfile"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 	"github.com/rwdiag/rwdiag/rules"
 )
 
@@ -114,17 +115,41 @@ func runAnalyze(c *ucli.Context) error {
 	if err != nil {
 		return inputError(err)
 	}
+	if err := unreadable(rep.Bundle); err != nil {
+		return err
+	}
 	rep.ToolVersion = versionString()
 	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteWith(w, rep, format, x) }); err != nil {
 		return err
 	}
-	for _, p := range rep.Bundle.Problems {
-		fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s\n", p)
-	}
+	warnProblems(c, "", rep.Bundle.Problems)
 	if !never && rep.ExceedsFailOn(threshold) {
 		return &exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// unreadable returns the error for a bundle nothing in which could be read:
+// no file was read and reading met problems (damage from the first byte, a
+// zstd window past the limit, nothing but refused entries). Analysing it
+// would report every rule inconclusive; it is unreadable input instead.
+func unreadable(b analyze.BundleInfo) error {
+	if b.Files > 0 || len(b.Problems) == 0 {
+		return nil
+	}
+	return inputError(fmt.Errorf("%s: no file in the bundle could be read: %s", b.Path, strings.Join(b.Problems, "; ")))
+}
+
+// warnProblems prints what could not be read on stderr, one warning a line,
+// each prefixed with prefix (the bundle, when there are several), escaped
+// for the terminal.
+func warnProblems(c *ucli.Context, prefix string, problems []string) {
+	if prefix != "" {
+		prefix = termtext.Escape(prefix, termtext.Name) + ": "
+	}
+	for _, p := range problems {
+		fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s%s\n", prefix, termtext.Escape(p, termtext.Line))
+	}
 }
 
 // reportFormat picks the format: the flag, else -o's extension, else a table.

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 
 	ucli "github.com/urfave/cli/v2"
+
+	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
 // Exit codes.
@@ -104,15 +106,17 @@ func exitCode(err error, stderr io.Writer) int {
 	if err == nil {
 		return exitOK
 	}
+	// Messages name files and entries a bundle chose: escaped, so that they
+	// cannot act on the terminal.
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintf(stderr, "rwdiag: %v\n", ee.err)
+			fmt.Fprintf(stderr, "rwdiag: %s\n", termtext.Escape(ee.err.Error(), termtext.Lines))
 		}
 		return ee.code
 	}
 	// Anything else comes from urfave/cli itself: a usage error.
-	fmt.Fprintf(stderr, "rwdiag: %v\n", err)
+	fmt.Fprintf(stderr, "rwdiag: %s\n", termtext.Escape(err.Error(), termtext.Lines))
 	return exitUsage
 }
 

@@ -28,6 +28,7 @@ func bundleCommand() *ucli.Command {
 const (
 	flagMaxEntryBytes = "max-entry-bytes"
 	flagMaxTotalBytes = "max-total-bytes"
+	flagMaxZstdWindow = "max-zstd-window"
 )
 
 func limitFlags() []ucli.Flag {
@@ -42,18 +43,25 @@ func limitFlags() []ucli.Flag {
 			Usage:       "stop after `SIZE` uncompressed bytes in all: the guard against decompression bombs",
 			DefaultText: formatSize(bundle.DefaultMaxTotalBytes),
 		},
+		&ucli.StringFlag{
+			Name:        flagMaxZstdWindow,
+			Usage:       "read a tar.zst whose zstd window is up to `SIZE` (zstd --long=31 writes 2GiB); decoding takes that much memory",
+			DefaultText: formatSize(bundle.DefaultMaxZstdWindow),
+		},
 	}
 }
 
 // readerOptions reads the limit flags, from the command or else from before it.
 func readerOptions(c *ucli.Context) (bundle.Options, error) {
 	var opts bundle.Options
+	var window int64
 	for _, f := range []struct {
 		name string
 		dst  *int64
 	}{
 		{flagMaxEntryBytes, &opts.MaxEntryBytes},
 		{flagMaxTotalBytes, &opts.MaxTotalBytes},
+		{flagMaxZstdWindow, &window},
 	} {
 		for _, lc := range c.Lineage() {
 			if !lc.IsSet(f.name) {
@@ -67,6 +75,7 @@ func readerOptions(c *ucli.Context) (bundle.Options, error) {
 			break
 		}
 	}
+	opts.MaxZstdWindow = uint64(window)
 	return opts, nil
 }
 

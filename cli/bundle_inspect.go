@@ -13,13 +13,14 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
 func inspectCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "inspect",
 		Usage:     "summarise a bundle: where it comes from, its pods, its files by kind, what went wrong",
-		UsageText: "rwdiag bundle inspect [--format text|json] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] BUNDLE",
+		UsageText: "rwdiag bundle inspect [--format text|json] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] [--max-zstd-window SIZE] BUNDLE",
 		Description: "Reads the bundle once and prints its manifest (collected-at, namespace, cluster,\n" +
 			"RisingWave and tool versions, complete or not), its pods by component from\n" +
 			"kubernetes/pods.json, its files and bytes by kind, the collector's errors, and the\n" +
@@ -53,7 +54,7 @@ func runInspect(c *ucli.Context) error {
 	s, fatal := bundle.Summarize(r)
 	w := c.App.Writer
 	if format == "json" {
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(termtext.Writer{W: w}) // C1 and bidi controls as \u escapes
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(s); err != nil {
 			return fmt.Errorf("write summary: %w", err)
@@ -78,11 +79,13 @@ func newTable(w io.Writer, header ...string) *tablewriter.Table {
 	return t
 }
 
+// writeSummary writes the summary as text for a terminal. Everything the
+// bundle says (names, manifest fields, errors) is escaped: see termtext.
 func writeSummary(w io.Writer, s *bundle.Summary) error {
-	fmt.Fprintf(w, "Bundle %s\n", s.Name)
+	fmt.Fprintf(w, "Bundle %s\n", termtext.Escape(s.Name, termtext.Name))
 	t := newTable(w, "field", "value")
 	for _, row := range summaryFields(s) {
-		if err := t.Append(row); err != nil {
+		if err := t.Append(termtext.Strings(row, termtext.Name)); err != nil {
 			return err
 		}
 	}
@@ -105,7 +108,9 @@ func writeSummary(w io.Writer, s *bundle.Summary) error {
 			if name == "" {
 				name = "(no component label)"
 			}
-			row := []string{name, strconv.Itoa(len(cp.Names)), strings.Join(cp.Names, "\n"), strconv.Itoa(cp.Restarts)}
+			// One name a line: each escaped, so none can make two.
+			names := strings.Join(termtext.Strings(cp.Names, termtext.Name), "\n")
+			row := []string{termtext.Escape(name, termtext.Name), strconv.Itoa(len(cp.Names)), names, strconv.Itoa(cp.Restarts)}
 			if err := t.Append(row); err != nil {
 				return err
 			}
@@ -138,7 +143,7 @@ func writeSummary(w io.Writer, s *bundle.Summary) error {
 	default:
 		t := newTable(w, "step", "target", "error")
 		for _, e := range s.Manifest.Errors {
-			if err := t.Append([]string{e.Step, e.Target, e.Error}); err != nil {
+			if err := t.Append(termtext.Strings([]string{e.Step, e.Target, e.Error}, termtext.Name)); err != nil {
 				return err
 			}
 		}
@@ -152,7 +157,7 @@ func writeSummary(w io.Writer, s *bundle.Summary) error {
 		fmt.Fprintln(w, "none")
 	}
 	for _, p := range s.Problems {
-		fmt.Fprintf(w, "- %v\n", p)
+		fmt.Fprintf(w, "- %s\n", termtext.Escape(p.Error(), termtext.Line))
 	}
 	if s.Partial {
 		fmt.Fprintln(w, "Reading stopped at the last problem: the counts above cover only what came before it.")

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"fmt"
 	"io"
 
 	ucli "github.com/urfave/cli/v2"
@@ -55,9 +54,10 @@ func runDiff(c *ucli.Context) error {
 		if err != nil {
 			return inputError(err)
 		}
-		for _, p := range rep.Bundle.Problems {
-			fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s: %s\n", b, p)
+		if err := unreadable(rep.Bundle); err != nil {
+			return err
 		}
+		warnProblems(c, b, rep.Bundle.Problems)
 		reps[i] = rep
 	}
 	d := analyze.CompareReports(reps[0], reps[1])

@@ -17,13 +17,14 @@ import (
 
 	"github.com/rwdiag/rwdiag/analyze/sqlstore"
 	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
 func sqlCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "sql",
 		Usage:     "query a bundle's system-table dumps (sql/*.csv) with SQL, offline",
-		UsageText: "rwdiag sql [--format table|csv|json] [--tables] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] BUNDLE [QUERY]",
+		UsageText: "rwdiag sql [--format table|csv|json] [--tables] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] [--max-zstd-window SIZE] BUNDLE [QUERY]",
 		Description: "Loads every sql/<relation>.csv of BUNDLE (psql --csv output of\n" +
 			"'SELECT * FROM rw_catalog.<relation>', plus show_jobs and show_parameters) into an\n" +
 			"in-memory SQLite database, one table per file named after it, and runs QUERY: one\n" +
@@ -127,8 +128,10 @@ func loadSQLTables(r *bundle.Reader, store *sqlstore.Store, stderr io.Writer) er
 				return err // the caller reports it, after the result
 			}
 			var ue *bundle.UnsafeEntryError
-			if errors.As(err, &ue) && strings.Contains("/"+ue.Path, "/sql/") {
-				fmt.Fprintf(stderr, "rwdiag: %s: %v\n", r.Name(), err)
+			var de *bundle.DuplicateEntryError
+			if errors.As(err, &ue) && strings.Contains("/"+ue.Path, "/sql/") ||
+				errors.As(err, &de) && strings.HasPrefix(de.Path, "sql/") {
+				fmt.Fprintf(stderr, "rwdiag: %s: %s\n", termtext.Escape(r.Name(), termtext.Name), termtext.Escape(err.Error(), termtext.Line))
 			}
 			continue
 		}
@@ -136,13 +139,13 @@ func loadSQLTables(r *bundle.Reader, store *sqlstore.Store, stderr io.Writer) er
 			continue
 		}
 		if err := store.LoadCSV(e.Name, e.Path, e); err != nil {
-			fmt.Fprintf(stderr, "rwdiag: %v\n", err)
+			fmt.Fprintf(stderr, "rwdiag: %s\n", termtext.Escape(err.Error(), termtext.Line))
 		}
 	}
 	for _, t := range store.Tables() {
 		if t.Ragged > 0 {
 			fmt.Fprintf(stderr, "rwdiag: %s: %d rows have more or fewer fields than the header (the first on line %d); they were cut or padded with NULL\n",
-				t.Path, t.Ragged, t.RaggedLine)
+				termtext.Escape(t.Path, termtext.Name), t.Ragged, t.RaggedLine)
 		}
 	}
 	return nil
@@ -176,12 +179,15 @@ func runQuery(ctx context.Context, w io.Writer, format string, store *sqlstore.S
 	return nil
 }
 
+// writeTable writes the result as a table for a terminal: every cell on one
+// line, with control characters (a newline too) written visibly, so no value
+// can act on the terminal or pass for another row. csv and json are exact.
 func writeTable(w io.Writer, cols []string, rows [][]any) error {
-	t := newTable(w, cols...)
+	t := newTable(w, termtext.Strings(cols, termtext.Name)...)
 	for _, row := range rows {
 		cells := make([]string, len(row)) // the table keeps it
 		for i, v := range row {
-			cells[i] = formatValue(v, "NULL")
+			cells[i] = termtext.Escape(formatValue(v, "NULL"), termtext.Name)
 		}
 		if err := t.Append(cells); err != nil {
 			return err
@@ -242,7 +248,7 @@ func writeJSONRows(w io.Writer, cols []string, rows [][]any) error {
 		b.WriteString("\n")
 	}
 	b.WriteString("]\n")
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(termtext.JSON(b.Bytes())) // C1 and bidi controls as \u escapes
 	return err
 }
 
@@ -285,13 +291,13 @@ func formatValue(v any, null string) string {
 
 func writeTables(w, stderr io.Writer, format, name string, tables []sqlstore.TableInfo) error {
 	if len(tables) == 0 && format != "json" {
-		fmt.Fprintf(stderr, "rwdiag: %s has no sql/*.csv tables\n", name)
+		fmt.Fprintf(stderr, "rwdiag: %s has no sql/*.csv tables\n", termtext.Escape(name, termtext.Name))
 		return nil
 	}
 	var err error
 	switch format {
 	case "json":
-		enc := json.NewEncoder(w)
+		enc := json.NewEncoder(termtext.Writer{W: w})
 		enc.SetIndent("", "  ")
 		err = enc.Encode(tables)
 	case "csv":
@@ -309,7 +315,9 @@ func writeTables(w, stderr io.Writer, format, name string, tables []sqlstore.Tab
 			if ti.Partial {
 				rows += " (partial)"
 			}
-			if err = t.Append([]string{ti.Name, rows, wrapList(ti.Columns, 72), ti.Path}); err != nil {
+			cells := []string{termtext.Escape(ti.Name, termtext.Name), rows,
+				wrapList(termtext.Strings(ti.Columns, termtext.Name), 72), termtext.Escape(ti.Path, termtext.Name)}
+			if err = t.Append(cells); err != nil {
 				break
 			}
 		}

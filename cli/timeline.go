@@ -86,12 +86,13 @@ func runTimeline(c *ucli.Context) error {
 	if err != nil {
 		return inputError(err)
 	}
+	if err := unreadable(rep.Bundle); err != nil {
+		return err
+	}
 	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteTimeline(w, x.Timeline, format) }); err != nil {
 		return err
 	}
-	for _, p := range rep.Bundle.Problems {
-		fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s\n", p)
-	}
+	warnProblems(c, "", rep.Bundle.Problems)
 	return nil
 }
 
