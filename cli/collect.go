@@ -81,6 +81,7 @@ func collectCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the bundle to `FILE` ('-' is stdout; a directory gets the default name inside) (default: rwdiag-<cluster>-<UTC time>.tar.zst)"},
 			&ucli.BoolFlag{Name: "no-redact", Usage: "do not redact secrets: the bundle may then hold passwords, tokens and keys"},
 			&ucli.StringFlag{Name: "redact-config", Usage: "also redact what the patterns in `FILE` match"},
+			&ucli.BoolFlag{Name: "report", Usage: "after the summary, list per file how many values of which class were replaced (the manifest's redaction.files)"},
 			&ucli.StringSliceFlag{Name: "skip", Usage: "do not collect `STEP`: " + strings.Join(collect.SkippableSteps, ", ") + " (repeatable, or comma-separated)"},
 		}, ruleFlags()...),
 		Action: runCollect,
@@ -127,6 +128,9 @@ func runCollect(c *ucli.Context) error {
 	}
 	if opts.NoRedact && opts.RedactConfig != "" {
 		return usageError(c, "--redact-config and --no-redact: choose one")
+	}
+	if opts.NoRedact && c.Bool("report") {
+		return usageError(c, "--report and --no-redact: nothing is redacted, so there is nothing to report")
 	}
 	if opts.PrometheusURL != "" {
 		rs, err := loadRules(c)
@@ -175,6 +179,12 @@ func runCollect(c *ucli.Context) error {
 		return &exitError{exitUsage, fmt.Errorf("collect: %w", err)}
 	}
 	res.WriteSummary(stderr)
+	if c.Bool("report") {
+		fmt.Fprintln(stderr, "\nRedacted, per file: how many values of which class were replaced")
+		if err := collect.WriteRedactionReport(stderr, collect.FileReport(res.Manifest.Redaction), collect.ReportTable); err != nil {
+			return &exitError{exitUsage, err}
+		}
+	}
 	if toStdout {
 		if err := copyFile(c.App.Writer, res.Path); err != nil {
 			return &exitError{exitUsage, fmt.Errorf("collect: write the bundle to stdout: %w", err)}

@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -113,9 +114,12 @@ func TestCollectCommand(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "b.tar.zst")
 	common := []string{"--kubeconfig", kc, "--context", "test", "--metrics-samples", "0", "--skip", "sql,diagnose", "--call-timeout", "2s"}
 
-	r := run(t, append([]string{"collect", "-o", out}, common...)...)
+	r := run(t, append([]string{"collect", "-o", out, "--report"}, common...)...)
 	if r.code != exitOK {
 		t.Fatalf("want exit 0\n%v", r)
+	}
+	if !regexp.MustCompile(`Redacted, per file.*\nFILE +REPLACED +CLASSES\n(.*\n)*total +\d+ +`).MatchString(r.stderr) {
+		t.Errorf("--report: no per-file table after the summary\n%v", r)
 	}
 	if strings.TrimSpace(r.stdout) != out {
 		t.Errorf("stdout %q, want the bundle's path", r.stdout)
@@ -164,6 +168,7 @@ func TestCollectUsageErrors(t *testing.T) {
 		{[]string{"collect", "--log-budget", "0"}, "--log-budget"},
 		{[]string{"collect", "--rules", "x.yaml"}, "needs --prometheus"},
 		{[]string{"collect", "--no-redact", "--redact-config", "r.yaml"}, "choose one"},
+		{[]string{"collect", "--no-redact", "--report"}, "nothing to report"},
 		{[]string{"collect", "--kubeconfig", "/nonexistent/kubeconfig", "--skip", "bogus"}, `skip "bogus"`},
 		{[]string{"collect", "--kubeconfig", "/nonexistent/kubeconfig"}, "kubernetes configuration"},
 		{[]string{"collect", "--prometheus", "prom:9090", "--kubeconfig", "/nonexistent"}, "prometheus URL"},
