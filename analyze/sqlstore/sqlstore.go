@@ -9,12 +9,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"sort"
 	"strconv"
 	"strings"
 	"sync"
 
 	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/rwdiag/rwdiag/analyze/evidence"
 )
@@ -47,9 +49,13 @@ type TableInfo struct {
 	// were cut, or padded with NULL. RaggedLine is the line of the first.
 	Ragged     int `json:"ragged,omitempty"`
 	RaggedLine int `json:"ragged_line,omitempty"`
-	// Partial is set when loading stopped at an error; the rows before it
-	// were kept.
+	// Partial is set when loading stopped at an error or a limit (see
+	// Limits); the rows before it were kept.
 	Partial bool `json:"partial,omitempty"`
+	// Cut counts the values cut at Limits.MaxFieldBytes or MaxRecordBytes;
+	// CutLine is the line of the first.
+	Cut     int `json:"cut,omitempty"`
+	CutLine int `json:"cut_line,omitempty"`
 }
 
 // Store is an in-memory SQLite database holding a bundle's sql/*.csv
@@ -59,15 +65,23 @@ type TableInfo struct {
 // real, anything else as text, and an empty field (psql's NULL) as NULL. A
 // store is safe for concurrent use; its calls are serialised.
 type Store struct {
-	db *sql.DB
+	db     *sql.DB
+	limits Limits
 
 	mu     sync.Mutex
+	read   int64                 // CSV bytes read by LoadCSV, for MaxTotalBytes
 	conn   *sql.Conn             // the one connection: the in-memory database lives as long as it does
 	tables map[string]*TableInfo // by lower-cased name, as SQLite compares them
 }
 
-// NewStore returns an empty store.
+// NewStore returns an empty store with the default limits.
 func NewStore() (*Store, error) {
+	return NewStoreLimits(Limits{})
+}
+
+// NewStoreLimits returns an empty store with the given limits; its zero
+// fields take the defaults (see Limits).
+func NewStoreLimits(l Limits) (*Store, error) {
 	db, err := sql.Open("sqlite", sqlDSN)
 	if err != nil {
 		return nil, fmt.Errorf("open sqlite: %w", err)
@@ -87,8 +101,11 @@ func NewStore() (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("open sqlite: %w", err)
 	}
-	return &Store{db: db, conn: conn, tables: map[string]*TableInfo{}}, nil
+	return &Store{db: db, conn: conn, tables: map[string]*TableInfo{}, limits: l.withDefaults()}, nil
 }
+
+// Limits returns the store's limits, with the defaults filled in.
+func (s *Store) Limits() Limits { return s.limits }
 
 // Close releases the database.
 func (s *Store) Close() error {
@@ -111,6 +128,12 @@ var errStoreClosed = errors.New("sql store is closed")
 // CSV syntax error stops the loading with an error naming path, line and
 // column; the rows before it are kept. Loading a name twice is an error and
 // leaves the first table as it was.
+//
+// The store's Limits bound what is read and kept, streaming: a field longer
+// than MaxFieldBytes is cut and marked, and counted in TableInfo.Cut; past
+// MaxRows rows or MaxFileBytes bytes (or MaxTotalBytes over all dumps) the
+// rest is not loaded and the table is Partial. Either way LoadCSV returns an
+// error naming the file and line that wraps ErrLimit, with the table loaded.
 func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 	if name == "" || strings.ContainsRune(name, 0) {
 		return fmt.Errorf("load %s: bad table name %q", path, name)
@@ -124,7 +147,21 @@ func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 		return fmt.Errorf("load %s: table %q already loaded from %s", path, name, t.Path)
 	}
 
-	tap := &rawTap{r: r}
+	l := s.limits
+	budget, budgetName := l.MaxFileBytes, "MaxFileBytes"
+	if l.MaxTotalBytes >= 0 {
+		left := l.MaxTotalBytes - s.read
+		if left <= 0 {
+			return &limitedLoad{fmt.Sprintf("%s: not loaded: the CSV dumps loaded before it add up to %s, the limit for all of them (sqlstore limit MaxTotalBytes)",
+				path, sizeText(l.MaxTotalBytes))}
+		}
+		if budget < 0 || left < budget {
+			budget, budgetName = left, "MaxTotalBytes"
+		}
+	}
+	capper := newCSVCapper(r, orMax(l.MaxFieldBytes), orMax(l.MaxRecordBytes), budget)
+	defer func() { s.read += capper.readBytes }()
+	tap := &rawTap{r: capper}
 	cr := csv.NewReader(tap)
 	cr.FieldsPerRecord = -1
 	cr.ReuseRecord = true
@@ -133,7 +170,7 @@ func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 		return fmt.Errorf("load %s: empty file, no header row", path)
 	}
 	if err != nil {
-		return csvError(path, err)
+		return csvError(path, err, capper.inputLine)
 	}
 	header = append([]string(nil), header...)
 	if len(header) > 0 {
@@ -162,6 +199,7 @@ func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 	}
 	insert := "INSERT INTO " + table + " VALUES (?" + strings.Repeat(", ?", len(cols)-1) + ")"
 	info := &TableInfo{Name: name, Path: path, Columns: cols}
+	ld := &loader{cr: cr, tap: tap, capper: capper, info: info, maxRows: l.MaxRows, budget: budget, budgetName: budgetName}
 	var loadErr error
 	// The rows go straight to the driver: database/sql's conversions and
 	// locking per row cost more than SQLite's insert itself.
@@ -179,7 +217,7 @@ func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 			st.Close()
 			return errors.New("sqlite driver cannot execute")
 		}
-		loadErr = loadRows(cr, tap, info, func(args []driver.NamedValue) error {
+		loadErr = ld.rows(func(args []driver.NamedValue) error {
 			_, err := ins.ExecContext(ctx, args)
 			return sqlError(err)
 		})
@@ -192,14 +230,52 @@ func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 		return fmt.Errorf("load %s: commit: %w", path, sqlError(err))
 	}
 	committed = true
+	if capper.cuts > 0 {
+		info.Cut, info.CutLine = capper.cuts, capper.firstCut
+		col := "the header"
+		if capper.firstInRec > 0 {
+			col = "column " + strconv.Quote(cols[min(capper.firstCol, len(cols)-1)])
+		}
+		what := "value was"
+		if capper.cuts > 1 {
+			what = "values were"
+		}
+		cut := &limitedLoad{fmt.Sprintf("%s:%d: %d %s cut, the first in %s: fields longer than %s or rows longer than %s keep their start and end with \"…[cut by rwdiag: ...]\" (sqlstore limits MaxFieldBytes, MaxRecordBytes)",
+			path, capper.firstCut, capper.cuts, what, col, sizeText(int64(capper.maxField)), sizeText(int64(capper.maxRecord)))}
+		if loadErr != nil {
+			loadErr = fmt.Errorf("%w; %w", loadErr, cut)
+		} else {
+			loadErr = cut
+		}
+	}
 	s.tables[strings.ToLower(name)] = info
 	return loadErr
 }
 
-// loadRows reads the records of cr and inserts each with insert, padding or
+// orMax turns "no limit" (-1) into the largest int.
+func orMax(n int) int {
+	if n < 0 {
+		return math.MaxInt
+	}
+	return n
+}
+
+// loader reads the records of a CSV dump after its header.
+type loader struct {
+	cr         *csv.Reader
+	tap        *rawTap
+	capper     *csvCapper
+	info       *TableInfo
+	maxRows    int
+	budget     int64
+	budgetName string
+}
+
+// rows reads the records of cr and inserts each with insert, padding or
 // cutting it to len(info.Columns) fields, counting into info. It stops at the
-// first error, which it returns naming the file and line.
-func loadRows(cr *csv.Reader, tap *rawTap, info *TableInfo, insert func([]driver.NamedValue) error) error {
+// first error, or limit, which it returns naming the file and line.
+func (ld *loader) rows(insert func([]driver.NamedValue) error) error {
+	cr, tap, info := ld.cr, ld.tap, ld.info
 	args := make([]driver.NamedValue, len(info.Columns))
 	for i := range args {
 		args[i].Ordinal = i + 1
@@ -207,19 +283,32 @@ func loadRows(cr *csv.Reader, tap *rawTap, info *TableInfo, insert func([]driver
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
+			if ld.capper.stopped {
+				return ld.tooLarge(ld.capper.inputLine(ld.capper.outLines + 1))
+			}
 			return nil
 		}
 		if err != nil {
 			info.Partial = true
 			if errors.As(err, new(*csv.ParseError)) {
-				return csvError(info.Path, err)
+				return csvError(info.Path, err, ld.capper.inputLine)
 			}
-			return fmt.Errorf("load %s: after line %d: %w", info.Path, tap.line-1, err)
+			return fmt.Errorf("load %s: after line %d: %w", info.Path, ld.capper.inputLine(tap.line-1), err)
+		}
+		line, _ := cr.FieldPos(0)
+		line = ld.capper.inputLine(line)
+		if ld.capper.stopMid && cr.InputOffset() >= ld.capper.stopOffset {
+			return ld.tooLarge(line) // the record the byte limit cut short
+		}
+		if ld.maxRows >= 0 && info.Rows >= ld.maxRows {
+			info.Partial = true
+			return &limitedLoad{fmt.Sprintf("%s:%d: more than %d rows; the rows from this line on were not loaded (sqlstore limit MaxRows)",
+				info.Path, line, ld.maxRows)}
 		}
 		if len(rec) != len(args) {
 			info.Ragged++
 			if info.RaggedLine == 0 {
-				info.RaggedLine, _ = cr.FieldPos(0)
+				info.RaggedLine = line
 			}
 		}
 		for i := range args {
@@ -234,7 +323,6 @@ func loadRows(cr *csv.Reader, tap *rawTap, info *TableInfo, insert func([]driver
 				args[i].Value = nil
 			}
 		}
-		line, _ := cr.FieldPos(0)
 		tap.consumed(cr.InputOffset())
 		if err := insert(args); err != nil {
 			info.Partial = true
@@ -242,6 +330,13 @@ func loadRows(cr *csv.Reader, tap *rawTap, info *TableInfo, insert func([]driver
 		}
 		info.Rows++
 	}
+}
+
+// tooLarge reports the byte limit reached at input line `line`.
+func (ld *loader) tooLarge(line int) error {
+	ld.info.Partial = true
+	return &limitedLoad{fmt.Sprintf("%s:%d: more than %s read; the rows from this line on were not loaded (sqlstore limit %s)",
+		ld.info.Path, line, sizeText(ld.budget), ld.budgetName)}
 }
 
 // columnNames makes header names usable as distinct column names: SQLite
@@ -267,13 +362,16 @@ func columnNames(header []string) []string {
 	return cols
 }
 
-func csvError(path string, err error) error {
+// csvError names path and the input line of a CSV error; inputLine turns
+// the reader's lines into the input's.
+func csvError(path string, err error, inputLine func(int) int) error {
 	var pe *csv.ParseError
 	if errors.As(err, &pe) {
-		if pe.StartLine != pe.Line {
-			return fmt.Errorf("%s:%d:%d: %w (in the record starting on line %d)", path, pe.Line, pe.Column, pe.Err, pe.StartLine)
+		line, start := inputLine(pe.Line), inputLine(pe.StartLine)
+		if start != line {
+			return fmt.Errorf("%s:%d:%d: %w (in the record starting on line %d)", path, line, pe.Column, pe.Err, start)
 		}
-		return fmt.Errorf("%s:%d:%d: %w", path, pe.Line, pe.Column, pe.Err)
+		return fmt.Errorf("%s:%d:%d: %w", path, line, pe.Column, pe.Err)
 	}
 	return fmt.Errorf("load %s: %w", path, err)
 }
@@ -372,12 +470,45 @@ func (s *Store) QueryValues(ctx context.Context, query string) (cols []string, r
 	return s.query(ctx, query)
 }
 
-// query runs query with SQLite's own guards against writing.
+// query runs query with SQLite's own guards against writing, within the
+// store's query limits.
 func (s *Store) query(ctx context.Context, query string) (cols []string, rows [][]any, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.conn == nil {
 		return nil, nil, errStoreClosed
+	}
+	l := s.limits
+	qctx := ctx
+	if l.QueryTimeout > 0 {
+		var cancel context.CancelFunc
+		qctx, cancel = context.WithTimeoutCause(ctx, l.QueryTimeout,
+			&LimitError{Limit: "QueryTimeout", Msg: "ran longer than " + l.QueryTimeout.String()})
+		defer cancel()
+	}
+	// limitErr is the limit that stopped the query, if one did.
+	limitErr := func(err error) error {
+		if qctx.Err() != nil && ctx.Err() == nil {
+			if cause := context.Cause(qctx); errors.Is(cause, ErrLimit) {
+				return cause
+			}
+		}
+		var se *sqlite.Error
+		if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_TOOBIG {
+			return &LimitError{Limit: "MaxValueBytes", Msg: "made a string or blob longer than " + sizeText(int64(s.valueLimit()))}
+		}
+		return sqlError(err)
+	}
+	if v := s.valueLimit(); v > 0 {
+		prev, err := sqlite.Limit(s.conn, sqlite3.SQLITE_LIMIT_LENGTH, v)
+		if err != nil {
+			return nil, nil, fmt.Errorf("set SQLite's length limit: %w", err)
+		}
+		defer func() {
+			if _, e := sqlite.Limit(s.conn, sqlite3.SQLITE_LIMIT_LENGTH, prev); e != nil {
+				err = errors.Join(err, fmt.Errorf("restore SQLite's length limit: %w", e))
+			}
+		}()
 	}
 	bg := context.Background() // the clean-up must run even when ctx is done
 	exec := func(q string) error {
@@ -413,12 +544,12 @@ func (s *Store) query(ctx context.Context, query string) (cols []string, rows []
 	}
 	defer func() { err = errors.Join(err, s.setAuthorizer(nil)) }()
 
-	rs, err := s.conn.QueryContext(ctx, query)
+	rs, err := s.conn.QueryContext(qctx, query)
 	if err != nil {
 		if denied != "" {
 			return nil, nil, fmt.Errorf("only reading is allowed: %s refused", denied)
 		}
-		return nil, nil, sqlError(err)
+		return nil, nil, limitErr(err)
 	}
 	defer rs.Close()
 	cols, err = rs.Columns()
@@ -426,25 +557,53 @@ func (s *Store) query(ctx context.Context, query string) (cols []string, rows []
 		return nil, nil, sqlError(err)
 	}
 	ptrs := make([]any, len(cols))
+	var size int64
 	for rs.Next() {
+		if l.MaxResultRows >= 0 && len(rows) >= l.MaxResultRows {
+			return nil, nil, &LimitError{Limit: "MaxResultRows", Msg: fmt.Sprintf("returned more than %d rows", l.MaxResultRows)}
+		}
 		vals := make([]any, len(cols))
 		for i := range vals {
 			ptrs[i] = &vals[i]
 		}
 		if err := rs.Scan(ptrs...); err != nil {
-			return nil, nil, sqlError(err)
+			return nil, nil, limitErr(err)
 		}
 		for i, v := range vals {
-			if b, ok := v.([]byte); ok {
-				vals[i] = string(b)
+			size += resultValueBytes
+			switch v := v.(type) {
+			case []byte:
+				size += int64(len(v))
+				vals[i] = string(v)
+			case string:
+				size += int64(len(v))
+			case int64, float64:
+				size += 8
 			}
+		}
+		if l.MaxResultBytes >= 0 && size > l.MaxResultBytes {
+			return nil, nil, &LimitError{Limit: "MaxResultBytes", Msg: "returned more than " + sizeText(l.MaxResultBytes)}
 		}
 		rows = append(rows, vals)
 	}
 	if err := rs.Err(); err != nil {
-		return nil, nil, sqlError(err)
+		return nil, nil, limitErr(err)
 	}
 	return cols, rows, nil
+}
+
+// resultValueBytes is what one result value costs besides its own bytes,
+// for MaxResultBytes: an interface and, in Query's rows, a map entry.
+const resultValueBytes = 16
+
+// valueLimit is SQLite's length limit during a query: MaxValueBytes, raised
+// to hold the longest value LoadCSV can store; 0 to leave SQLite's own.
+func (s *Store) valueLimit() int {
+	l := s.limits
+	if l.MaxValueBytes < 0 || l.MaxRecordBytes < 0 || l.MaxFieldBytes < 0 {
+		return 0
+	}
+	return min(max(l.MaxValueBytes, min(l.MaxFieldBytes, l.MaxRecordBytes)+256), math.MaxInt32)
 }
 
 func (s *Store) setAuthorizer(fn sqlite.AuthorizerFn) error {
