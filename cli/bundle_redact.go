@@ -12,28 +12,37 @@ import (
 
 	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/collect"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
 func redactCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "redact",
 		Usage:     "write a copy of a bundle with its secrets redacted again",
-		UsageText: "rwdiag bundle redact [--redact-config FILE] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] IN OUT",
+		UsageText: "rwdiag bundle redact [--report] [--report-format FORMAT] [--redact-config FILE] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] IN OUT",
 		Description: "Reads the bundle IN and writes OUT, every file redacted by its kind: Kubernetes JSON\n" +
 			"(env values with secret-looking names, configmap credentials, the last-applied\n" +
 			"annotation), the sql/*.csv dumps value by value (WITH options of sources and sinks,\n" +
-			"connector_props, license_key), and everything else as text (URL userinfo,\n" +
-			"password=..., private keys, AWS key ids). Values are replaced by [REDACTED:xxxxxxxx]\n" +
-			"tokens from a key drawn for this run: equal values get equal tokens within OUT.\n" +
-			"Tokens already in IN are kept. Use it on a hand-made bundle, on one collected with\n" +
+			"connector_props, license_key), and everything else as text, line by line however\n" +
+			"long (URL passwords, password=..., private keys, cloud and vendor tokens). The\n" +
+			"manifest's strings are redacted too: files' sources and errors, errors' targets and\n" +
+			"messages, the incomplete reason. Values are replaced by [REDACTED:xxxxxxxx] tokens\n" +
+			"from a key drawn for this run: equal values get equal tokens within OUT. Tokens\n" +
+			"already in IN are kept. Use it on a hand-made bundle, on one collected with\n" +
 			"--no-redact, or with --redact-config patterns the first run did not have.\n\n" +
+			"A file that is not what its name says (a .json that is not JSON, a .csv that is not\n" +
+			"psql's CSV) is redacted as text, with a warning on stderr, and copied all the same.\n\n" +
+			"--report lists on stdout, per file, how many values of which class were replaced,\n" +
+			"for whoever reviews the bundle before it is sent; --report-format json writes the\n" +
+			"same as one JSON object (and the summary line goes to stderr). OUT's manifest keeps\n" +
+			"the per-file counts (redaction.files), IN's added.\n\n" +
 			"OUT is a new archive: tar.zst, or tar.gz or tar when its name ends so; it must not\n" +
-			"exist. Its manifest keeps IN's header and errors (their messages redacted too), and\n" +
-			"lists every file re-hashed with its redaction count added to IN's. Refused entries\n" +
-			"of IN are reported on stderr and left out; damage stops the run with exit status 2\n" +
-			"and writes nothing.\n\n" +
+			"exist. Its manifest keeps IN's header and errors, and lists every file re-hashed with\n" +
+			"its redaction count added to IN's. Refused entries of IN are reported on stderr and\n" +
+			"left out; damage stops the run with exit status 2 and writes nothing.\n\n" +
 			"Examples:\n" +
 			"   rwdiag bundle redact samples/oom-crash-loop oom-redacted.tar.zst\n" +
+			"   rwdiag bundle redact --report rwdiag-prod rwdiag-prod-redacted.tar.zst\n" +
 			"   rwdiag bundle redact --redact-config acme.yaml rwdiag-prod-20261129T204300Z.tar.zst prod-redacted.tar.zst",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "redact-config", Usage: "add the redaction patterns of `FILE` (YAML; see collect.LoadRedactConfig)"},
@@ -101,6 +110,7 @@ func runRedact(c *ucli.Context) error {
 	if err != nil {
 		return inputError(err)
 	}
+	name := termtext.Escape(r.Name(), termtext.Name) // bundle text, bound for a terminal
 	files, warnings := 0, 0
 	for {
 		e, err := r.Next()
@@ -112,7 +122,7 @@ func runRedact(c *ucli.Context) error {
 				w.Abort()
 				return inputError(fmt.Errorf("%s: %w", r.Name(), err))
 			}
-			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %v (left out)\n", r.Name(), err)
+			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %s (left out)\n", name, termtext.Escape(err.Error(), termtext.Line))
 			continue
 		}
 		if e.Kind == bundle.KindManifest {
@@ -131,11 +141,11 @@ func runRedact(c *ucli.Context) error {
 				w.Abort()
 				return inputError(fmt.Errorf("%s: %w", r.Name(), err))
 			}
-			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %s: %v\n", r.Name(), e.Path, err)
+			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %s: %s\n", name, termtext.Escape(e.Path, termtext.Name), termtext.Escape(err.Error(), termtext.Line))
 		}
 		if warn != nil {
 			warnings++
-			fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s: %v\n", r.Name(), warn)
+			fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s: %s\n", name, termtext.Escape(warn.Error(), termtext.Line))
 		}
 		files++
 	}
@@ -163,7 +173,7 @@ func runRedact(c *ucli.Context) error {
 	if reportFormat == collect.ReportJSON {
 		summary = c.App.ErrWriter // stdout is the report's alone
 	}
-	fmt.Fprintf(summary, "redacted %d values in %d files of %s; wrote %s\n", now.Total, files, r.Name(), out)
+	fmt.Fprintf(summary, "redacted %d values in %d files of %s; wrote %s\n", now.Total, files, name, termtext.Escape(out, termtext.Name))
 	if warnings > 0 {
 		fmt.Fprintf(summary, "%d files were not what their names say and were redacted as text (see the warnings above)\n", warnings)
 	}
