@@ -45,6 +45,8 @@ type Gathered struct {
 
 	podTexts []podText // kubectl describe and get-pods text, parsed
 
+	scrapes scrapeGate // scrapes held until the collection window is known
+
 	needTree bool         // some rule reads await-tree dumps
 	dumps    []parsedDump // the await-tree dumps found, in bundle order
 }
@@ -183,7 +185,7 @@ func (ev *Gathered) add(e *bundle.Entry) error {
 			ev.Pods = pods
 		}
 	case bundle.KindMetricsScrape:
-		return ev.Metrics.AddScrape(e.Path, e.Pod, e.ScrapedAt, e)
+		return ev.addScrape(e)
 	case bundle.KindPrometheusRange:
 		return ev.Metrics.AddRange(e.Path, e)
 	case bundle.KindSQLTable:
@@ -222,6 +224,7 @@ var knownRoles = []string{"meta", "compute", "frontend", "compactor", "standalon
 func (ev *Gathered) finish() {
 	ev.podsFromText()
 	ev.noteLogStats()
+	ev.flushScrapes()
 	ev.components = map[string]string{}
 	for _, p := range ev.Pods {
 		if p.Component != "" {
