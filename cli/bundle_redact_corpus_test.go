@@ -16,11 +16,7 @@ const corpusPath = "../collect/testdata/secrets/corpus.yaml"
 
 func loadCorpus(t *testing.T) []secretcorpus.Entry {
 	t.Helper()
-	path := corpusPath
-	if p := os.Getenv("RWDIAG_SECRET_CORPUS"); p != "" {
-		path = p
-	}
-	entries, err := secretcorpus.Load(path)
+	entries, err := secretcorpus.Load(corpusPath)
 	if err != nil {
 		t.Fatal(err)
 	}
