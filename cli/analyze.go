@@ -86,7 +86,7 @@ func analyzeCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT` of the report: table, json, markdown or html (default: table, or as -o's extension says: .json, .md, .html)"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` ('-' is stdout)"},
 			&ucli.StringFlag{Name: "fail-on", Value: "warning", Usage: "exit 1 when a firing finding is at or above `SEVERITY` (critical, warning, info, never)"},
-		}, ruleFlags()...),
+		}, append(ruleFlags(), limitFlags()...)...),
 		Action: runAnalyze,
 	}
 }

@@ -28,7 +28,7 @@ func diffCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT`: table, json or markdown (default: table, or as -o's extension says: .json, .md)"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the diff to `FILE` ('-' is stdout)"},
 			&ucli.StringFlag{Name: "fail-on", Value: "warning", Usage: "exit 1 when a new finding is at or above `SEVERITY` (critical, warning, info, never)"},
-		}, ruleFlags()...),
+		}, append(ruleFlags(), limitFlags()...)...),
 		Action: runDiff,
 	}
 }

@@ -293,6 +293,8 @@ func TestUnreadableBundleExits2(t *testing.T) {
 	}
 	for _, args := range [][]string{
 		{flag, "2GiB", "analyze", "--fail-on", "never", long},
+		{"analyze", "--fail-on", "never", long, flag, "2GiB"},
+		{"timeline", long, flag, "2GiB"},
 		{"bundle", "inspect", flag, "2GiB", long},
 	} {
 		if r := run(t, args...); r.code != exitOK || r.stderr != "" {

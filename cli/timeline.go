@@ -41,7 +41,7 @@ func timelineCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "min-level", Value: "warn", Usage: "leave out log lines below `LEVEL`: trace, debug, info, warn or error"},
 			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT`: table, json or markdown (default: table, or as -o's extension says: .json, .md)"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the timeline to `FILE` ('-' is stdout)"},
-		}, ruleFlags()...),
+		}, append(ruleFlags(), limitFlags()...)...),
 		Action: runTimeline,
 	}
 }
