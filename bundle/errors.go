@@ -31,7 +31,7 @@ type DuplicateEntryError struct {
 }
 
 func (e *DuplicateEntryError) Error() string {
-	return fmt.Sprintf("refused entry %q: another copy of %s, which an earlier entry holds; the first copy is the one read", e.Name, e.Path)
+	return fmt.Sprintf("refused entry %q: another copy of %q, which an earlier entry holds; the first copy is the one read", e.Name, e.Path)
 }
 
 // LimitError reports that a size limit was reached. For the per-entry limit it

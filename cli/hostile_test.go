@@ -223,7 +223,7 @@ func TestDuplicateEntriesFirstCopyWins(t *testing.T) {
 	if rep.Bundle.Namespace != "first" || rep.Bundle.Files != 2 || len(dups) != 2 {
 		t.Errorf("analyze read namespace %q from %d files, problems %q; want the first manifest, 2 files, 2 duplicates", rep.Bundle.Namespace, rep.Bundle.Files, rep.Bundle.Problems)
 	}
-	if !strings.Contains(r.stderr, `refused entry "rwdiag-x/manifest.json": another copy of manifest.json`) {
+	if !strings.Contains(r.stderr, `refused entry "rwdiag-x/manifest.json": another copy of "manifest.json"`) {
 		t.Errorf("analyze does not warn of the duplicate manifest\n%v", r)
 	}
 
@@ -233,7 +233,7 @@ func TestDuplicateEntriesFirstCopyWins(t *testing.T) {
 	}
 
 	r = run(t, "bundle", "inspect", b)
-	if !hasRow(r.stdout, "namespace", "first") || !strings.Contains(r.stdout, "another copy of logs/rw-compute-0/compute.log") {
+	if !hasRow(r.stdout, "namespace", "first") || !strings.Contains(r.stdout, `another copy of "logs/rw-compute-0/compute.log"`) {
 		t.Errorf("inspect does not use the first manifest or report the duplicate log\n%v", r)
 	}
 }
