@@ -201,15 +201,19 @@ func (r *Redactor) commit(path string, t tally) int {
 }
 
 // secretName tells whether a name (an environment variable, a configmap key,
-// a JSON key, a WITH option) names a secret, and under which rule a custom
-// pattern matched it ("" for the built-in classifier).
+// a JSON key, a WITH option, a command-line flag) names a secret, and under
+// which rule a custom pattern matched it ("" for the built-in classifier).
 //
-// The built-in classifier splits the name into lower-case words (at
-// punctuation and camelCase boundaries) and calls it secret when a word is one
-// of secretWords, or "key" follows a word of keyQualifiers (ACCESS_KEY_ID,
-// s3.secret.key, ssl.key.pem, license_key); unless the last word says the
-// value is about the secret rather than the secret itself (password_policy,
-// SECRET_NAME, TOKEN_FILE, sasl.mechanism).
+// The built-in classifier (looksSecret) splits the name into lower-case
+// words (at punctuation and camelCase boundaries) and judges each word by
+// the secret words it holds, also inside one-word and abbreviated names:
+// PGPASSWORD, DBPASS, MYSQL_ROOT_PW, ADMINCREDS, REDIS_AUTH, masterauth,
+// DATADOG_APIKEY, ACCESS_KEY_ID, s3.secret.key, ssl.key.pem, license_key,
+// AZURE_STORAGE_KEY; unless the last word says the value is about the
+// secret rather than the secret itself (password_policy, SECRET_NAME,
+// TOKEN_FILE, sasl.mechanism, auth_url) or the word only looks like one
+// (KEYSPACE, MONKEY, PASSTHROUGH, AUTHOR, TOKENIZER, max_tokens, BYPASS,
+// primary_key, partition_key).
 func (r *Redactor) secretName(name string) (bool, string) {
 	for _, k := range r.keys {
 		if k.re.MatchString(name) {
@@ -219,21 +223,51 @@ func (r *Redactor) secretName(name string) (bool, string) {
 	return looksSecret(name), ""
 }
 
+// secretWords are whole words that name a secret.
 var secretWords = map[string]bool{
-	"password": true, "passwd": true, "pwd": true, "passphrase": true, "pass": true,
+	"password": true, "passwd": true, "pwd": true, "pw": true, "passphrase": true, "pass": true, "passcode": true,
 	"secret": true, "secrets": true,
-	"token": true, "credential": true, "credentials": true, "creds": true,
+	"token": true, "credential": true, "credentials": true, "creds": true, "cred": true,
 	"apikey": true, "privatekey": true, "accesskey": true, "secretkey": true,
-	"licensekey": true, "masterkey": true, "sas": true,
+	"licensekey": true, "masterkey": true, "sas": true, "sig": true,
 	"auth": true, "authorization": true, "cookie": true,
 	"dsn": true, "connstr": true, "connectionstring": true,
+	"private": true, "jaas": true, "requirepass": true, "masterauth": true,
 }
 
+// secretInfixes name a secret anywhere inside a word: PGPASSWORD,
+// DBPASSWD, MYSECRET, GHTOKEN, ADMINCREDS, oauthtoken.
+var secretInfixes = []string{"password", "passwd", "passphrase", "secret", "token", "credential", "creds", "apikey", "privatekey", "accesskey"}
+
+// lookalikes hold a secret infix or suffix but are ordinary words.
+var lookalikes = map[string]bool{
+	"tokenizer": true, "tokenizers": true, "tokenize": true, "tokenized": true, "tokens": true, "tokenization": true,
+	"secretary": true, "secretariat": true, "bypass": true, "compass": true, "encompass": true, "surpass": true,
+	"overpass": true, "underpass": true, "trespass": true, "multipass": true, "onepass": true, "firstpass": true,
+}
+
+// nonSecretKeyKinds are words before a last "key" that make it a data key,
+// not a secret: primary_key, partition_key, message.key, OBJECT_KEY.
+var nonSecretKeyKinds = map[string]bool{
+	"primary": true, "partition": true, "foreign": true, "sort": true, "shard": true, "sharding": true,
+	"distribution": true, "dist": true, "routing": true, "message": true, "row": true, "cache": true, "group": true,
+	"hash": true, "order": true, "unique": true, "bucket": true, "join": true, "lookup": true, "pk": true, "fk": true,
+	"object": true, "record": true, "index": true, "table": true, "column": true, "cluster": true, "clustering": true,
+	"natural": true, "composite": true, "surrogate": true, "business": true, "idempotency": true, "dedup": true,
+	"state": true, "stream": true, "topic": true, "map": true, "file": true, "schema": true, "public": true, "pub": true,
+	"sequence": true, "upsert": true, "field": true, "sort_key": true, "range": true, "label": true, "metric": true,
+	"event": true, "entity": true, "kafka": true, "json": true, "avro": true, "protobuf": true, "redis": true,
+	"primary_key": true, "hot": true, "idx": true, "the": true, "a": true, "s3": true, "path": true, "prefix": true,
+}
+
+// keyQualifiers make "key" after them a secret anywhere in a name
+// (ssl.key.password, s3.secret.key.id) and make WORDkey one (apikey).
 var keyQualifiers = map[string]bool{
 	"access": true, "secret": true, "private": true, "api": true, "account": true,
 	"license": true, "master": true, "encryption": true, "encrypt": true, "signing": true,
 	"client": true, "session": true, "shared": true, "ssl": true, "tls": true,
 	"storage": true, "service": true, "auth": true, "hmac": true, "ssh": true, "app": true,
+	"jwt": true, "sign": true, "crypt": true, "cipher": true, "aes": true, "rsa": true, "pass": true,
 }
 
 // notSecretLast are last words that make a name describe a secret rather
@@ -246,6 +280,40 @@ var notSecretLast = map[string]bool{
 	"length": true, "len": true, "size": true, "count": true, "prefix": true, "suffix": true,
 	"timeout": true, "interval": true, "ttl": true, "expiry": true, "expires": true, "expiration": true,
 	"endpoint": true, "algorithm": true, "rotation": true, "min": true, "max": true,
+	"url": true, "uri": true, "host": true, "hostname": true, "port": true, "user": true, "username": true,
+	"issuer": true, "scope": true, "audience": true, "realm": true, "region": true, "backend": true,
+	"ip": true, "link": true, "network": true, "subnet": true, "registry": true, "dns": true, "address": true,
+	"addr": true, "zone": true, "bucket": true, "image": true,
+}
+
+// wordSecret tells whether one lower-case word of a name names a secret.
+func wordSecret(w string) bool {
+	if secretWords[w] {
+		return true
+	}
+	if lookalikes[w] {
+		return false
+	}
+	for _, in := range secretInfixes {
+		if strings.Contains(w, in) {
+			return true
+		}
+	}
+	// DBPASS, REDISPASS, ROOTPW, SASLPWD, masterauth, basicauth
+	for _, suf := range []string{"pass", "pw", "pwd", "auth"} {
+		if len(w) > len(suf)+1 && strings.HasSuffix(w, suf) && w != "oauth" {
+			return true
+		}
+	}
+	// apikey, storagekey, sshkey: not monkey, turkey, hotkey
+	if len(w) > 3 && strings.HasSuffix(w, "key") && keyQualifiers[w[:len(w)-3]] {
+		return true
+	}
+	// authkey, authtoken, authpass
+	if strings.HasPrefix(w, "auth") && (w == "authkey" || w == "authpass" || w == "authstring") {
+		return true
+	}
+	return false
 }
 
 func looksSecret(name string) bool {
@@ -253,15 +321,21 @@ func looksSecret(name string) bool {
 	if len(words) == 0 || notSecretLast[words[len(words)-1]] {
 		return false
 	}
-	// "CONNECTION_STRING", "conn_str"
+	last := len(words) - 1
 	for i, w := range words {
-		if secretWords[w] {
+		if wordSecret(w) {
 			return true
 		}
+		// "CONNECTION_STRING", "conn_str"
 		if i > 0 && (w == "string" || w == "str") && (words[i-1] == "connection" || words[i-1] == "conn") {
 			return true
 		}
 		if i > 0 && w == "key" && keyQualifiers[words[i-1]] {
+			return true
+		}
+		// DATADOG_KEY, STRIPE_KEY: a last "key" after a word that does not
+		// make it a data key
+		if i > 0 && i == last && w == "key" && !nonSecretKeyKinds[words[i-1]] && len(words[i-1]) > 1 {
 			return true
 		}
 	}

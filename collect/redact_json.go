@@ -182,7 +182,19 @@ func (w *jsonWalk) value(v any, path []string, secretRule string) {
 		w.object(v, path, secretRule)
 	case []any:
 		for i, e := range v {
-			w.value(e, extend(path, indexStep(i)), secretRule)
+			rule := secretRule
+			// ["--password", "X"]: a flag whose name looks secret, then its value
+			if prev, ok := flagName(v, i-1); ok && rule == "" {
+				if secret, custom := w.r.secretName(prev); secret {
+					if s, ok := e.(string); ok && !strings.HasPrefix(s, "-") {
+						rule = ruleFlag
+						if custom != "" {
+							rule = custom
+						}
+					}
+				}
+			}
+			w.value(e, extend(path, indexStep(i)), rule)
 		}
 	case string:
 		w.str(v, path, secretRule)
@@ -415,4 +427,18 @@ func marshalJSONString(s string) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// flagName returns the name of a[i] when it is a command-line flag without
+// a value of its own: "--password", "-password".
+func flagName(a []any, i int) (string, bool) {
+	if i < 0 {
+		return "", false
+	}
+	s, ok := a[i].(string)
+	if !ok || len(s) < 3 || s[0] != '-' || strings.ContainsAny(s, "= ") {
+		return "", false
+	}
+	name := strings.TrimLeft(s, "-")
+	return name, len(name) > 1 && len(s)-len(name) <= 2
 }

@@ -36,36 +36,74 @@ func (r *Redactor) Text(path string, data []byte) ([]byte, int) {
 	return out.Bytes(), n
 }
 
-// maxRedactLine is the longest line TextStream redacts at once; a longer
-// line is redacted in pieces of this size.
+// maxRedactLine is the most of one line redacted at once; a longer line is
+// redacted whole all the same, in overlapping windows of this size (see
+// redactLongLine).
 const maxRedactLine = 1 << 20
 
+// leakBatch is how much text (whole lines) gitleaks scans at once: large
+// enough that its fixed cost per call vanishes, small enough to stay in
+// cache.
+const leakBatch = 64 << 10
+
 // TextStream is Text for a stream: it copies src to dst redacted, line by
-// line, without holding more than a line in memory, and returns how many
-// values it replaced.
+// line, holding at most a batch of lines and one window of a long line in
+// memory, and returns how many values it replaced. A line of any length is
+// redacted whole: no secret is cut in half.
 func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, error) {
 	if r == nil {
 		_, err := io.Copy(dst, src)
 		return 0, err
 	}
 	t := tally{}
-	br := bufio.NewReaderSize(src, 64<<10)
+	br := bufio.NewReaderSize(src, min(64<<10, r.lineCap))
 	var st textState
 	var line []byte
+	var batch strings.Builder
+	flush := func() error {
+		if batch.Len() == 0 {
+			return nil
+		}
+		out := r.redactLeaks(batch.String(), t)
+		batch.Reset()
+		_, err := io.WriteString(dst, out)
+		return err
+	}
 	for {
 		frag, err := br.ReadSlice('\n')
 		line = append(line, frag...)
-		if errors.Is(err, bufio.ErrBufferFull) && len(line) < maxRedactLine {
+		if errors.Is(err, bufio.ErrBufferFull) && len(line) < r.lineCap {
 			continue
 		}
-		if len(line) > 0 {
-			if _, werr := io.WriteString(dst, r.redactLine(string(line), &st, t)); werr != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// a line longer than lineCap: redact it in windows
+			if werr := flush(); werr != nil {
 				return r.commit(path, t), werr
 			}
+			rerr := r.redactLongLine(dst, br, line, &st, t)
 			line = line[:0]
+			if rerr == nil {
+				continue
+			}
+			if rerr == io.EOF {
+				return r.commit(path, t), nil
+			}
+			return r.commit(path, t), rerr
 		}
-		if err == nil || errors.Is(err, bufio.ErrBufferFull) {
+		if len(line) > 0 {
+			batch.WriteString(r.redactLine(string(line), &st, t))
+			line = line[:0]
+			if batch.Len() >= leakBatch {
+				if werr := flush(); werr != nil {
+					return r.commit(path, t), werr
+				}
+			}
+		}
+		if err == nil {
 			continue
+		}
+		if werr := flush(); werr != nil {
+			return r.commit(path, t), werr
 		}
 		if err == io.EOF {
 			err = nil
@@ -74,12 +112,198 @@ func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, e
 	}
 }
 
+// redactLongLine redacts a line longer than lineCap, of which head is read,
+// the rest to come from br up to its line feed, in windows of lineCap bytes
+// that overlap by a quarter: a window is redacted whole, its first three
+// quarters are written, moved back so that no replaced value is cut, and
+// the rest starts the next window. A secret with its context (key,
+// separator, quotes) shorter than the overlap lies whole in some window;
+// one found before the cut whose context the next window lacks is still
+// replaced there, as every value found in a window's overlap is replaced
+// wherever it occurs in the next. It returns io.EOF when src ended with
+// the line, another error when reading or writing failed.
+func (r *Redactor) redactLongLine(dst io.Writer, br *bufio.Reader, head []byte, st *textState, t tally) error {
+	window := string(head)
+	var known []string // values found in the previous window's overlap
+	overlap := max(r.lineCap/4, 1)
+	for {
+		// fill the window up to lineCap, or to the line's end
+		var rerr error
+		done := false
+		for len(window) < r.lineCap && !done {
+			frag, err := br.ReadSlice('\n')
+			window += string(frag)
+			switch {
+			case err == nil:
+				done = true
+			case errors.Is(err, bufio.ErrBufferFull):
+			default:
+				rerr, done = err, true
+			}
+		}
+		if !done && strings.HasSuffix(window, "\n") {
+			done = true
+		}
+		// what the previous window found, its context now gone
+		for _, v := range known {
+			window = replaceAllOutsideTokens(window, v, func() string {
+				t.add(ruleLongLine)
+				return r.Token(v)
+			})
+		}
+		known = known[:0]
+		out := r.redactLeaks(r.redactLine(window, st, t), t)
+		if done {
+			if _, err := io.WriteString(dst, out); err != nil {
+				return err
+			}
+			return rerr
+		}
+		cut := len(window) - overlap
+		segs, ok := r.alignRedacted(window, out)
+		if !ok {
+			// cannot tell where values lie: write the window whole
+			if _, err := io.WriteString(dst, out); err != nil {
+				return err
+			}
+			window = ""
+			continue
+		}
+		// a value reaching the window's end may be cut short there: cut
+		// before it and its context, so the next window sees it whole
+		for _, sg := range segs {
+			if sg.value && sg.rawEnd >= len(strings.TrimRight(window, "\r\n"))-1 {
+				cut = min(cut, max(0, sg.rawStart-overlap/4))
+			}
+		}
+		outCut := -1
+		for outCut < 0 {
+			outCut = cutOffset(segs, cut)
+			if outCut < 0 {
+				cut = -outCut - 1 // inside a value: cut before it
+				outCut = -1
+				if cut == 0 {
+					outCut = 0
+				}
+			}
+		}
+		for _, sg := range segs {
+			if sg.value && sg.rawEnd > cut && !isToken(window[sg.rawStart:sg.rawEnd]) && sg.rawEnd < len(window)-1 {
+				known = append(known, window[sg.rawStart:sg.rawEnd])
+			}
+		}
+		if cut == 0 {
+			// one value fills the window: write it all
+			if _, err := io.WriteString(dst, out); err != nil {
+				return err
+			}
+			window = ""
+			continue
+		}
+		if _, err := io.WriteString(dst, out[:outCut]); err != nil {
+			return err
+		}
+		window = window[cut:]
+	}
+}
+
+// ruleLongLine counts a value replaced in a long line's window because an
+// earlier window found it.
+const ruleLongLine = "long-line-carry"
+
+// alignSeg is a stretch of a redacted text and of the raw text it came
+// from: the same bytes (value false), or a token and the value it replaced.
+type alignSeg struct {
+	rawStart, rawEnd int
+	outStart, outEnd int
+	value            bool
+}
+
+// alignRedacted matches out, the redaction of raw, back to raw: every
+// token in out stands for a value of raw, found by its HMAC. ok is false
+// when it cannot be done.
+func (r *Redactor) alignRedacted(raw, out string) ([]alignSeg, bool) {
+	var segs []alignSeg
+	toks := tokenSpans(out)
+	ri, oi := 0, 0
+	for k, tk := range toks {
+		lit := out[oi:tk[0]]
+		if !strings.HasPrefix(raw[ri:], lit) {
+			return nil, false
+		}
+		if len(lit) > 0 {
+			segs = append(segs, alignSeg{ri, ri + len(lit), oi, tk[0], false})
+		}
+		ri += len(lit)
+		tok := out[tk[0]:tk[1]]
+		// the literal after the token: the value ends where it starts
+		nextEnd := len(out)
+		if k+1 < len(toks) {
+			nextEnd = toks[k+1][0]
+		}
+		next := out[tk[1]:nextEnd]
+		found := -1
+		if k+1 == len(toks) {
+			if e := len(raw) - len(next); e >= ri && strings.HasSuffix(raw, next) && r.Token(raw[ri:e]) == tok {
+				found = e
+			}
+		}
+		for off, tries := ri, 0; found < 0 && tries < 256; tries++ {
+			i := strings.Index(raw[off:], next)
+			if i < 0 {
+				break
+			}
+			if e := off + i; e > ri && r.Token(raw[ri:e]) == tok {
+				found = e
+				break
+			}
+			off += i + 1
+			if off > len(raw) {
+				break
+			}
+		}
+		if found < 0 {
+			return nil, false
+		}
+		segs = append(segs, alignSeg{ri, found, tk[0], tk[1], true})
+		ri, oi = found, tk[1]
+	}
+	if raw[ri:] != out[oi:] {
+		return nil, false
+	}
+	if ri < len(raw) {
+		segs = append(segs, alignSeg{ri, len(raw), oi, len(out), false})
+	}
+	return segs, true
+}
+
+// cutOffset maps the raw offset cut to an offset of the redacted text, or,
+// when cut falls inside a replaced value, returns -(value's raw start)-1.
+func cutOffset(segs []alignSeg, cut int) int {
+	for _, sg := range segs {
+		if cut < sg.rawStart || cut >= sg.rawEnd {
+			continue
+		}
+		if sg.value {
+			if cut == sg.rawStart {
+				return sg.outStart
+			}
+			return -sg.rawStart - 1
+		}
+		return sg.outStart + (cut - sg.rawStart)
+	}
+	if len(segs) > 0 {
+		return segs[len(segs)-1].outEnd
+	}
+	return 0
+}
+
 // textString redacts a string that may hold several lines (a JSON string
 // value, an SQL value) and counts into t.
 func (r *Redactor) textString(s string, t tally) string {
 	if !strings.Contains(s, "\n") {
 		var st textState
-		return r.redactLine(s, &st, t)
+		return r.redactLeaks(r.redactLine(s, &st, t), t)
 	}
 	var b strings.Builder
 	var st textState
@@ -93,7 +317,7 @@ func (r *Redactor) textString(s string, t tally) string {
 		}
 		b.WriteString(r.redactLine(line, &st, t))
 	}
-	return b.String()
+	return r.redactLeaks(b.String(), t)
 }
 
 // textLine redacts a one-line message (an error) and counts what it replaced
@@ -108,9 +332,13 @@ func (r *Redactor) textLine(s string) string {
 	return out
 }
 
-// textState carries what a line leaves open for the next: a PEM block.
+// textState carries what a line leaves open for the next: a PEM block, a
+// secret env name whose value comes on a later line.
 type textState struct {
-	inPEM bool
+	inPEM     bool
+	pairName  bool
+	pairLines int
+	flagLine  bool // the line was a secret flag alone (kubectl describe's Args:)
 }
 
 var (
@@ -118,7 +346,7 @@ var (
 	pemEndRe    = regexp.MustCompile(`-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----`)
 	pemInlineRe = regexp.MustCompile(`(-----BEGIN [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----)(.*?)(-----END [A-Z0-9 ]*PRIVATE KEY( BLOCK)?-----)`)
 	pemBodyRe   = regexp.MustCompile(`^[ \t]*(?:[A-Za-z0-9+/=]+|[A-Za-z-]+: .*|\[REDACTED:[0-9a-f]{8}\])?[ \t]*\r?\n?$`)
-	userinfoRe  = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@'"\\\[\]]*:([^\s/?#'"\\]+)@`)
+	userinfoRe  = regexp.MustCompile(`[A-Za-z][A-Za-z0-9+.\-]*://[^\s:/?#@'"\\\[\]]*:([^\s?#'"\\]+)@[A-Za-z0-9\[]`)
 	awsKeyIDRe  = regexp.MustCompile(`\b((?:AKIA|ASIA)[0-9A-Z]{16})\b`)
 	bearerRe    = regexp.MustCompile(`(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{8,}=*)`)
 )
@@ -161,14 +389,36 @@ func (r *Redactor) redactLine(line string, st *textState, t tally) string {
 			return r.Token(v)
 		})
 	}
-	if strings.ContainsAny(line, "=:") {
-		line = r.redactAssignments(line, t)
-	}
+	line = r.redactFlagLines(line, st, t)
+	line = r.redactEnvPair(line, st, t)
+	line = r.redactWebhooks(line, t)
 	if strings.Contains(line, "://") && strings.Contains(line, "@") {
 		line = replaceGroup(line, userinfoRe, 1, func(v string) string {
+			// host:8080/path@x is a port and a path, not a password
+			if i := strings.IndexByte(v, '/'); i >= 0 && allDigits(v[:i]) {
+				return v
+			}
+			if isToken(v) {
+				return v
+			}
 			t.add(ruleUserinfo)
 			return r.Token(v)
 		})
+	}
+	if strings.ContainsAny(line, "=:") {
+		line = r.redactAssignments(line, t)
+	}
+	if hasSecretHint(line) {
+		line = r.redactSQL(line, t)
+		if strings.Contains(line, "-") {
+			line = r.redactFlags(line, t)
+		}
+		if hasFreeTextHint(line) {
+			line = r.redactFreeText(line, t)
+		}
+		if len(line) < 512 && strings.Count(strings.TrimSpace(line), " ") <= 8 {
+			line = r.redactNameSpaceValue(line, t)
+		}
 	}
 	if strings.Contains(line, "AKIA") || strings.Contains(line, "ASIA") {
 		line = replaceGroup(line, awsKeyIDRe, 1, func(v string) string {
@@ -187,15 +437,39 @@ func (r *Redactor) redactLine(line string, st *textState, t tally) string {
 
 // secretHints are the lower-case fragments that every built-in secret name
 // holds; a line with none of them has no secret assignment to look for.
-var secretHints = []string{"pass", "pwd", "secret", "token", "cred", "key", "auth", "sas", "cookie", "dsn", "conn"}
+var secretHints = []string{"pass", "pw", "secret", "token", "cred", "key", "auth", "sas", "sig", "cookie", "dsn", "conn", "private", "jaas"}
 
 func hasSecretHint(line string) bool {
-	for _, h := range secretHints {
-		if containsFold(line, h) {
-			return true
+	for i := 0; i < len(line); i++ {
+		c := line[i] | 0x20 // ASCII lower case; other bytes never match below
+		switch c {
+		case 'p', 's', 't', 'c', 'k', 'a', 'd', 'j':
+		default:
+			continue
+		}
+		rest := line[i:]
+		for _, h := range secretHints {
+			if h[0] == c && len(rest) >= len(h) && hasPrefixFold(rest, h) {
+				return true
+			}
 		}
 	}
 	return false
+}
+
+// hasPrefixFold reports whether s starts with the lower-case ASCII prefix,
+// ignoring ASCII case.
+func hasPrefixFold(s, prefix string) bool {
+	for j := 0; j < len(prefix); j++ {
+		c := s[j]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[j] {
+			return false
+		}
+	}
+	return true
 }
 
 // containsFold reports whether s contains the lower-case ASCII needle,
@@ -319,7 +593,13 @@ func (r *Redactor) redactAssignments(line string, t tally) string {
 			continue // password = SECRET my_secret: a reference, not the secret
 		}
 		b.WriteString(line[last:vs])
-		b.WriteString(r.Token(v))
+		if strings.HasSuffix(a.quote, `"`) && vs == a.value && !strings.HasSuffix(line[:vs], `"`) {
+			// {"password": 5555123456789}: a JSON number becomes a JSON
+			// string, so the document stays JSON
+			b.WriteString(a.quote + r.Token(v) + a.quote)
+		} else {
+			b.WriteString(r.Token(v))
+		}
 		t.add(rule)
 		last = ve
 	}
@@ -336,6 +616,7 @@ type assignment struct {
 	start            int // where the key starts, its opening quote included
 	keyStart, keyEnd int
 	quoted           bool
+	quote            string // the key's closing quote: ', ", \" or \\\"
 	sep              string
 	value            int // where the value starts, after the separator and blanks
 }
@@ -376,18 +657,24 @@ func findAssignments(line string) []assignment {
 		}
 		var quote string
 		if j >= 0 && (line[j] == '"' || line[j] == '\'') {
-			quote = line[j : j+1]
+			qe := j + 1
 			j--
-			if quote == `"` && j >= 0 && line[j] == '\\' {
-				quote = `\"`
-				j--
+			if line[qe-1] == '"' {
+				// \"key\" inside a JSON string, \\\"key\\\" inside one inside another
+				for j >= 0 && line[j] == '\\' {
+					j--
+				}
 			}
+			quote = line[j+1 : qe]
 		}
 		keyEnd := j + 1
 		for j >= 0 && isKeyByte(line[j]) {
 			j--
 		}
 		keyStart := j + 1
+		for keyStart < keyEnd && line[keyStart] == '-' {
+			keyStart++ // --sql-password=X: the flag's name
+		}
 		if keyStart == keyEnd || !(isLetter(line[keyStart]) || line[keyStart] == '_') {
 			continue
 		}
@@ -402,7 +689,7 @@ func findAssignments(line string) []assignment {
 		for v < len(line) && (line[v] == ' ' || line[v] == '\t') {
 			v++
 		}
-		out = append(out, assignment{start: start, keyStart: keyStart, keyEnd: keyEnd, quoted: quote != "", sep: sep, value: v})
+		out = append(out, assignment{start: start, keyStart: keyStart, keyEnd: keyEnd, quoted: quote != "", quote: quote, sep: sep, value: v})
 		i = v - 1
 	}
 	return out
@@ -435,12 +722,21 @@ func assignmentValue(s string, i int, restOfLine bool) (int, int, bool) {
 			}
 		}
 		return i + 1, len(strings.TrimRight(s, "\r\n")), true
-	case strings.HasPrefix(s[i:], `\"`):
-		end := strings.Index(s[i+2:], `\"`)
+	case s[i] == '\\':
+		// \"value\" inside a JSON string, \\\"value\\\" one level deeper
+		k := i
+		for k < len(s) && s[k] == '\\' {
+			k++
+		}
+		if k >= len(s) || s[k] != '"' {
+			break
+		}
+		closing := s[i : k+1]
+		end := strings.Index(s[k+1:], closing)
 		if end < 0 {
 			return 0, 0, false
 		}
-		return i + 2, i + 2 + end, end > 0
+		return k + 1, k + 1 + end, end > 0
 	case s[i] == '"':
 		for j := i + 1; j < len(s); j++ {
 			switch s[j] {
@@ -451,6 +747,17 @@ func assignmentValue(s string, i int, restOfLine bool) (int, int, bool) {
 			}
 		}
 		return i + 1, len(strings.TrimRight(s, "\r\n")), true
+	case s[i] == '[' && i+1 < len(s) && !strings.ContainsRune(`"'{[]`, rune(s[i+1])) && !strings.HasPrefix(s[i:], tokenPrefix):
+		// a Go map's []string: map[Authorization:[Basic dXNlcjpwYXNz]]
+		end := strings.IndexByte(s[i:], ']')
+		if end < 0 {
+			return 0, 0, false
+		}
+		vs, ve := i+1, i+end
+		if sp := strings.IndexByte(s[vs:ve], ' '); sp > 0 && authSchemes[strings.ToLower(s[vs:vs+sp])] {
+			vs += sp + 1
+		}
+		return vs, ve, ve > vs
 	case s[i] == '{' || s[i] == '[':
 		return 0, 0, false // a nested structure: the JSON rules handle it
 	}
@@ -496,7 +803,9 @@ func bareEnd(s string, i, end int) int {
 }
 
 // skipValue tells values that are not secrets although their key looks
-// secret: placeholders, references and literals.
+// secret: placeholders, references and literals. A value that only starts
+// like a reference ($, <, %) is a secret all the same: "$ecr3t!" is a
+// password, "${DB_PASSWORD}" is not.
 func skipValue(v string) bool {
 	if isToken(v) {
 		return true
@@ -505,13 +814,31 @@ func skipValue(v string) bool {
 	case "", "true", "false", "null", "none", "nil", "<none>", "''", `""`, "***", "******", "<redacted>", "redacted":
 		return true
 	}
-	if strings.HasPrefix(v, "<") || strings.HasPrefix(v, "$") || strings.HasPrefix(v, "%") {
-		return true // <set to the key 'password' in secret 'pg'>, ${VAR}, $(VAR), %s
+	if (v[0] == '$' || v[0] == '%' || v[0] == '{') && referenceRe.MatchString(v) {
+		return true // ${VAR}, $(VAR), $VAR, {{ .Values.pw }}, %s
+	}
+	if v[0] == '<' && placeholderRe.MatchString(v) {
+		return true // <set to the key 'password' in secret 'pg'>, <none>
 	}
 	if l := strings.ToLower(v); strings.HasPrefix(l, "secret ") {
 		return true // password: SECRET my_secret, a reference
 	}
+	if strings.Trim(v, "*•") == "" {
+		return true // a mask
+	}
 	return false
+}
+
+func allDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // String redacts one string of the manifest: field names it
