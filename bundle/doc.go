@@ -10,13 +10,17 @@
 // The reader hands entries out in one pass, in the order the archive holds
 // them, without extracting anything to disk. Nothing it reads is trusted:
 // entries with absolute paths, ".." components, links or devices are refused,
-// decompressed bytes are counted against per-entry and total limits, and a
+// so is a second copy of a path (the first copy is the one every caller
+// reads), decompressed bytes are counted against per-entry and total limits, and a
 // damaged archive yields every entry read before the damage followed by a
 // *DamageError naming the entry and offset.
 //
 // Verify checks a bundle against the sizes and SHA-256 sums its manifest
 // records, in one streaming pass; Extract writes a bundle to a directory
-// through an os.Root, so no entry can land outside it.
+// through an os.Root, so no entry can land outside it, leaving runs of zeros
+// as holes so that sparse entries stay sparse. A Writer renames a finished
+// archive over its destination, or writes in place to a destination that is
+// a device, FIFO or symbolic link.
 //
 // This package imports only the standard library and compression packages.
 // See docs/bundle-format.md for the format itself.
