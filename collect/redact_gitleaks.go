@@ -24,7 +24,7 @@ import (
 // name around it.
 //
 // Building the detector parses its TOML and compiles its expressions
-// (about 0.3 s): it is built on first use, never at start-up, so commands
+// (about 70 ms): it is built on first use, never at start-up, so commands
 // that redact nothing do not pay for it.
 var (
 	leakOnce sync.Once
