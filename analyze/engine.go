@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/rwdiag/rwdiag/analyze/kube"
@@ -29,11 +28,19 @@ func Analyze(ctx context.Context, path string, rules []*Rule, opts bundle.Option
 	return Evaluate(ctx, ev, rules), nil
 }
 
-// Evaluate applies the rules to gathered evidence.
+// Evaluate applies the rules to gathered evidence, each within
+// DefaultBudget.
 func Evaluate(ctx context.Context, ev *Gathered, rules []*Rule) *Report {
+	return EvaluateWith(ctx, ev, rules, DefaultBudget)
+}
+
+// EvaluateWith applies the rules to gathered evidence, each within budget:
+// a rule that exceeds it, fails or panics is reported as an error (its
+// result's reason says why) and the others still run.
+func EvaluateWith(ctx context.Context, ev *Gathered, rules []*Rule, budget Budget) *Report {
 	rep := &Report{SchemaVersion: ReportSchemaVersion, Tool: "rwdiag", Bundle: ev.Info}
 	for _, r := range rules {
-		findings, res := evaluateRule(ctx, ev, r)
+		findings, res := evaluateRuleSafely(ctx, ev, r, budget)
 		rep.Findings = append(rep.Findings, findings...)
 		rep.Rules = append(rep.Rules, res)
 	}
@@ -51,7 +58,34 @@ type signalResult struct {
 	coverage  string // what was read, when available
 }
 
-func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleResult) {
+// evaluateRuleSafely evaluates one rule within its budget; a panic is the
+// rule's error, not the end of the analysis.
+func evaluateRuleSafely(ctx context.Context, ev *Gathered, r *Rule, limits Budget) (findings []Finding, res RuleResult) {
+	ctx, cancel := ctx, context.CancelFunc(func() {})
+	if limits.Time > 0 {
+		ctx, cancel = context.WithTimeout(ctx, limits.Time)
+	}
+	defer cancel()
+	b := newBudget(ctx, limits)
+	defer func() {
+		if p := recover(); p != nil {
+			findings = nil
+			res = RuleResult{ID: r.ID, Status: RuleError, Reason: fmt.Sprintf("evaluation panicked: %v", p)}
+		}
+	}()
+	findings, res = evaluateRule(ctx, ev, r, b)
+	if observeBudget != nil {
+		observeBudget(r.ID, b)
+	}
+	if res.Status == RuleError && b.err == nil && ctx.Err() != nil {
+		// A query stopped by the rule's deadline.
+		_ = b.checkTime()
+		res.Reason = fmt.Sprintf("%v (%s)", b.err, res.Reason)
+	}
+	return findings, res
+}
+
+func evaluateRule(ctx context.Context, ev *Gathered, r *Rule, b *budget) ([]Finding, RuleResult) {
 	res := RuleResult{ID: r.ID}
 	if v := ev.Info.RisingWaveVersion; !r.AppliesTo(v) {
 		res.Status, res.Reason = RuleSkipped, fmt.Sprintf("RisingWave %s is outside the rule's versions %q", v, r.Versions)
@@ -69,7 +103,7 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 	res.Examined = examine(r, results)
 
 	// Inconclusive when what the rule requires is absent.
-	avail := map[string]any{}
+	avail := map[string]any{budgetKey: b}
 	allAvail := true
 	for name, sr := range results {
 		avail[name] = sr.available
@@ -77,7 +111,7 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 	}
 	ok := allAvail
 	if r.requires != nil {
-		v, err := expr.Run(r.requires, avail)
+		v, err := runExpr(r.requires, avail)
 		if err != nil {
 			res.Status, res.Reason = RuleError, fmt.Sprintf("requires: %v", err)
 			return nil, res
@@ -89,7 +123,7 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 		return r.inconclusive(res, reason, collect)
 	}
 
-	findings, err := r.decide(ev.bundleEnv(), results)
+	findings, err := r.decide(ev.bundleEnv(), results, b)
 	if err != nil {
 		res.Status, res.Reason = RuleError, err.Error()
 		return nil, res
@@ -112,7 +146,7 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule) ([]Finding, RuleRe
 // bind evaluates the rule's lets, in order, into env.
 func (r *Rule) bind(env map[string]any) error {
 	for _, l := range r.lets {
-		v, err := expr.Run(l.prog, env)
+		v, err := runExpr(l.prog, env)
 		if err != nil {
 			return fmt.Errorf("let %s: %w", l.name, err)
 		}
@@ -127,7 +161,7 @@ func (r *Rule) nameOf(subj string, env map[string]any) (string, error) {
 	if r.subjectName == nil {
 		return subj, nil
 	}
-	v, err := expr.Run(r.subjectName, env)
+	v, err := runExpr(r.subjectName, env)
 	if err != nil {
 		return "", fmt.Errorf("subject.name for %s: %w", subj, err)
 	}
@@ -147,9 +181,9 @@ func (ev *Gathered) bundleEnv() map[string]any {
 // decide evaluates a rule whose required inputs are there: per subject or
 // once, each with its lets, undecided and condition. It returns the firing
 // findings and those it could not decide.
-func (r *Rule) decide(bundleEnv map[string]any, results map[string]*signalResult) ([]Finding, error) {
+func (r *Rule) decide(bundleEnv map[string]any, results map[string]*signalResult, b *budget) ([]Finding, error) {
 	available := map[string]bool{}
-	env := map[string]any{"bundle": bundleEnv, "available": available}
+	env := map[string]any{"bundle": bundleEnv, "available": available, budgetKey: b}
 	cluster := map[string][]Row{}
 	for name, sr := range results {
 		available[name] = sr.available
@@ -199,7 +233,7 @@ func (r *Rule) perSubject(env map[string]any, results map[string]*signalResult) 
 	var out []Finding
 	for _, subj := range subjects {
 		senv := map[string]any{"subject": subj, "subject_id": subj, "subject_kind": r.SubjectKind,
-			"cluster": env["cluster"], "bundle": env["bundle"], "available": env["available"]}
+			"cluster": env["cluster"], "bundle": env["bundle"], "available": env["available"], budgetKey: env[budgetKey]}
 		for name, ix := range index {
 			senv[name] = ix.rowsOf(subj)
 		}
@@ -330,7 +364,7 @@ func (r *Rule) once(env map[string]any, _ map[string]*signalResult) ([]Finding, 
 	}
 	subjects := []string{"cluster"}
 	if r.subjectExpr != nil {
-		v, err := expr.Run(r.subjectExpr, env)
+		v, err := runExpr(r.subjectExpr, env)
 		if err != nil {
 			return nil, fmt.Errorf("subject.expr: %w", err)
 		}
@@ -380,7 +414,7 @@ func subjectList(v any) []string {
 }
 
 func runBool(p *vm.Program, env map[string]any) (bool, error) {
-	v, err := expr.Run(p, env)
+	v, err := runExpr(p, env)
 	if err != nil {
 		return false, err
 	}
@@ -404,7 +438,7 @@ func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
 	f := r.finding(subject, kind)
 	values := map[string]any{}
 	for _, v := range r.values {
-		out, err := expr.Run(v.prog, env)
+		out, err := runExpr(v.prog, env)
 		if err != nil {
 			return f, fmt.Errorf("values.%s for %s: %w", v.name, subject, err)
 		}
@@ -423,11 +457,16 @@ func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
 		data[k] = v
 	}
 	data["values"] = values
-	var b strings.Builder
-	if err := r.summary.Execute(&b, data); err != nil {
+	delete(data, budgetKey)
+	b, _ := env[budgetKey].(*budget)
+	if b == nil {
+		b = newBudget(context.Background(), DefaultBudget)
+	}
+	summary, err := b.execSummary(r.summary, data)
+	if err != nil {
 		return f, fmt.Errorf("summary for %s: %w", subject, err)
 	}
-	f.Summary = strings.TrimSpace(b.String())
+	f.Summary = strings.TrimSpace(summary)
 	names := r.evidence
 	if len(names) == 0 {
 		for _, s := range r.Signals {

@@ -95,7 +95,17 @@ func (ev *Gathered) MetricHistories(ctx context.Context, rules []*Rule, rep *Rep
 	return out
 }
 
-func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, times []time.Time) map[string]*MetricHistory {
+func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, times []time.Time) (hist map[string]*MetricHistory) {
+	// Every re-evaluation of the rule counts against one budget; a rule
+	// that exceeds it, or panics, has no history.
+	ctx, cancel := context.WithTimeout(ctx, DefaultBudget.Time)
+	defer cancel()
+	b := newBudget(ctx, DefaultBudget)
+	defer func() {
+		if recover() != nil || b.err != nil {
+			hist = nil
+		}
+	}()
 	// The other signals, whole and without the rows that carry a time.
 	base, untimed := map[string]*signalResult{}, map[string]*signalResult{}
 	for _, s := range r.Signals {
@@ -131,8 +141,11 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 			metricOnly[s.Name] = &signalResult{rows: nonNil(got), available: true}
 			upTo[s.Name] = metricOnly[s.Name]
 		}
-		noteFirst(alone, r.findingsFrom(ev.bundleEnv(), metricOnly), i)
-		noteFirst(withEvents, r.findingsFrom(ev.bundleEnv(), upTo), i)
+		noteFirst(alone, r.findingsFrom(ev.bundleEnv(), metricOnly, b), i)
+		noteFirst(withEvents, r.findingsFrom(ev.bundleEnv(), upTo, b), i)
+		if b.err != nil {
+			return nil
+		}
 	}
 	out := map[string]*MetricHistory{}
 	for _, f := range fs {
@@ -171,8 +184,8 @@ func noteFirst(first map[string]int, fs []Finding, i int) {
 
 // findingsFrom decides a rule on given signal results, as evaluateRule does
 // after evaluating the signals; it returns the firing findings.
-func (r *Rule) findingsFrom(bundleEnv map[string]any, results map[string]*signalResult) []Finding {
-	avail := map[string]any{}
+func (r *Rule) findingsFrom(bundleEnv map[string]any, results map[string]*signalResult, b *budget) []Finding {
+	avail := map[string]any{budgetKey: b}
 	ok := true
 	for name, sr := range results {
 		avail[name] = sr.available
@@ -184,7 +197,7 @@ func (r *Rule) findingsFrom(bundleEnv map[string]any, results map[string]*signal
 	if !ok {
 		return nil
 	}
-	all, _ := r.decide(bundleEnv, results)
+	all, _ := r.decide(bundleEnv, results, b)
 	var fs []Finding
 	for _, f := range all {
 		if f.Status == StatusFiring {

@@ -556,7 +556,7 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		}
 	}
 	if rs.Requires != "" {
-		availEnv := map[string]any{}
+		availEnv := map[string]any{budgetKey: (*budget)(nil)}
 		for _, n := range names {
 			availEnv[n] = false
 		}
@@ -615,6 +615,9 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 	}
 
 	tmpl, err := template.New(rs.ID).Funcs(templateFuncs).Option("missingkey=zero").Parse(rs.Summary)
+	if err == nil {
+		err = instrumentTemplate(tmpl)
+	}
 	if err != nil {
 		l.add(prefix, "summary", "%v", err)
 	}
@@ -641,6 +644,8 @@ func (l *loader) compileExpr(prefix, field, src string, env map[string]any, opts
 		return nil
 	}
 	all := append([]expr.Option{expr.Env(env)}, exprFunctions()...)
+	all = append(all, tickFunctions()...)
+	all = append(all, expr.Patch(budgetPatcher{}))
 	all = append(all, opts...)
 	prog, err := expr.Compile(src, all...)
 	if err != nil {
@@ -673,6 +678,8 @@ func typeWitness(p *vm.Program, env map[string]any) (w any) {
 		return reflect.Zero(t).Interface()
 	}
 	defer func() { _ = recover() }() // a witness only; the rule's own run reports errors
+	env[budgetKey] = newBudget(nil, witnessBudget)
+	defer func() { env[budgetKey] = (*budget)(nil) }()
 	if out, err := expr.Run(p, env); err == nil && out != nil {
 		return out
 	}
@@ -689,6 +696,7 @@ func conditionEnv(signals []string) map[string]any {
 		"subject_id":   "",
 		"cluster":      cluster,
 		"bundle":       map[string]any{"time": time.Time{}, "version": ""},
+		budgetKey:      (*budget)(nil),
 	}
 	available := map[string]bool{}
 	for _, n := range signals {
