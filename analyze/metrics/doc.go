@@ -4,5 +4,16 @@
 // Query evaluates an instant query at a time with Prometheus's own engine,
 // returning evidence.Rows that name the scrape file each came from.
 //
+// No query may crash or exhaust the machine: before evaluating, Query
+// refuses a subquery of too many steps (Prometheus allocates per step before
+// it counts a sample, so `max_over_time(up[10y:1ms])` was a fatal
+// out-of-memory) and a range function that would read too many samples for
+// one series (Prometheus checks its timeout only between series); the
+// engine's MaxSamples and Timeout bound the rest (see Limits). A query
+// stopped at a limit fails with a *LimitError naming it, which wraps
+// ErrLimit. CheckQuery finds the same problems without data, for rules lint.
+// DropScrapesOutside leaves out scrapes dated far from the collection, so
+// that $__range, the lookback and the evaluation time span only the rest.
+//
 // metrics imports evidence and bundle only.
 package metrics

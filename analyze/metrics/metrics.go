@@ -29,12 +29,6 @@ import (
 // maxMetricsFileSize caps one scrape or query_range file.
 const maxMetricsFileSize = 256 << 20
 
-// Limits of one PromQL evaluation. MaxSamples is Prometheus' default.
-const (
-	promqlMaxSamples = 50_000_000
-	promqlTimeout    = 2 * time.Minute
-)
-
 // Names returns the metric names a PromQL query references, from the
 // __name__ equality matchers of its selectors, sorted. all is true when some
 // selector has no fixed name (`{job="x"}`, `{__name__=~"x.*"}`), so every
@@ -99,18 +93,22 @@ type Store struct {
 	// a series seen before costs a map lookup instead of building labels.
 	raw        map[string]map[string]*memSeries
 	scrapes    map[string][]scrapeFile // by pod
+	nscrapes   int                     // AddScrape calls
 	rangeSteps []int64                 // sample spacing seen in query_range files, ms
 	nsamples   int
 	minT, maxT int64
 
-	mu       sync.Mutex // guards what prepare builds
-	dirty    bool       // something was added since prepare
-	sorted   []*memSeries
-	ranged   []*memSeries // the sorted series that came from query_range files
-	byName   map[string][]*memSeries
-	bounds   metricIntervals
-	engine   *promql.Engine
-	subqStep int64 // ms, default step of subqueries without one
+	mu           sync.Mutex // guards what prepare builds
+	dirty        bool       // something was added since prepare
+	sorted       []*memSeries
+	ranged       []*memSeries // the sorted series that came from query_range files
+	byName       map[string][]*memSeries
+	bounds       metricIntervals
+	engine       *promql.Engine
+	engineN      int   // the engine's MaxSamples
+	maxSeriesLen int   // samples of the longest series
+	subqStep     int64 // ms, default step of subqueries without one
+	limits       Limits
 
 	fams      map[string]map[string]bool // see families
 	famsDirty bool
@@ -132,6 +130,7 @@ type memSeries struct {
 type scrapeFile struct {
 	t    int64
 	path string
+	seq  int // order of addition
 }
 
 // NewStore returns an empty store that keeps only the series whose
@@ -165,7 +164,8 @@ func (s *Store) AddScrape(path, pod string, at time.Time, r io.Reader) error {
 		return err
 	}
 	atMs := at.UnixMilli()
-	s.scrapes[pod] = append(s.scrapes[pod], scrapeFile{t: atMs, path: path})
+	s.nscrapes++
+	s.scrapes[pod] = append(s.scrapes[pod], scrapeFile{t: atMs, path: path, seq: s.nscrapes})
 	s.dirty, s.famsDirty = true, true
 	if len(b) == 0 {
 		return nil
@@ -587,10 +587,14 @@ func (s *Store) SampleCount() int {
 func (s *Store) prepare() metricIntervals {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.engine == nil {
+	if s.dirty || s.sorted == nil {
+		s.reorder()
+	}
+	if n := s.limits.maxSamples(s.nsamples); s.engine == nil || s.engineN != n {
+		s.engineN = n
 		s.engine = promql.NewEngine(promql.EngineOpts{
-			MaxSamples:           promqlMaxSamples,
-			Timeout:              promqlTimeout,
+			MaxSamples:           n,
+			Timeout:              s.limits.timeout(),
 			EnableAtModifier:     true,
 			EnableNegativeOffset: true,
 			// A subquery without a step, x[10m:], steps by the scrape
@@ -602,15 +606,22 @@ func (s *Store) prepare() metricIntervals {
 			},
 		})
 	}
-	if !s.dirty && s.sorted != nil {
-		return s.bounds
-	}
-	s.nsamples = 0
+	return s.bounds
+}
+
+// maxSpan bounds the span of the samples the intervals are worked out from.
+const maxSpan = 200 * 365 * 24 * time.Hour
+
+// reorder orders samples, indexes series and works out the intervals; mu is
+// held.
+func (s *Store) reorder() {
+	s.nsamples, s.maxSeriesLen = 0, 0
 	for _, ms := range s.series {
 		if !ms.ordered {
 			ms.order()
 		}
 		s.nsamples += len(ms.ts)
+		s.maxSeriesLen = max(s.maxSeriesLen, len(ms.ts))
 	}
 	s.sorted = slices.Clone(s.series)
 	slices.SortFunc(s.sorted, func(a, b *memSeries) int { return labels.Compare(a.lset, b.lset) })
@@ -638,11 +649,12 @@ func (s *Store) prepare() metricIntervals {
 		s.bounds.scrape = time.Duration(steps[len(steps)/2]) * time.Millisecond
 	}
 	if s.nsamples > 0 {
-		s.bounds.span = time.Duration(s.maxT-s.minT) * time.Millisecond
+		// At most maxSpan: a sample dated 1970 and one in year 9999 are
+		// 8,000 years apart, which a Duration cannot hold.
+		s.bounds.span = time.Duration(min(s.maxT-s.minT, maxSpan.Milliseconds())) * time.Millisecond
 	}
 	s.subqStep = s.bounds.interval().Milliseconds()
 	s.dirty = false
-	return s.bounds
 }
 
 // order sorts the samples by time; of samples with the same time, the one
@@ -686,14 +698,31 @@ func (s *Store) Query(ctx context.Context, query string, at time.Time) ([]eviden
 	}
 	lookback := max(5*time.Minute, iv.span+time.Minute)
 	qs := expandGrafanaVars(query, iv)
-	q, err := s.engine.NewInstantQuery(ctx, storage.QueryableFunc(s.querier), promql.NewPrometheusQueryOpts(false, lookback, nil), qs, at)
+	s.mu.Lock()
+	engine, limits, maxSamples := s.engine, s.limits, s.engineN
+	cost := costCheck{
+		maxSteps:     limitOr(limits.MaxSubquerySteps, DefaultMaxSubquerySteps),
+		maxWork:      limitOr(limits.MaxSeriesWork, DefaultMaxSeriesWork),
+		defaultStep:  time.Duration(s.subqStep) * time.Millisecond,
+		scrape:       iv.scrape,
+		maxSeriesLen: int64(s.maxSeriesLen),
+	}
+	s.mu.Unlock()
+	if expr, err := parsePromQL(qs); err == nil {
+		// The engine allocates per subquery step before it counts samples,
+		// and checks for its timeout between series only.
+		if errs := cost.check(query, qs, expr); len(errs) > 0 {
+			return nil, errs[0]
+		}
+	}
+	q, err := engine.NewInstantQuery(ctx, storage.QueryableFunc(s.querier), promql.NewPrometheusQueryOpts(false, lookback, nil), qs, at)
 	if err != nil {
 		return nil, fmt.Errorf("query %q: %w", query, err)
 	}
 	defer q.Close()
 	res := q.Exec(ctx)
 	if res.Err != nil {
-		return nil, fmt.Errorf("query %q: %w", query, res.Err)
+		return nil, evalError(query, limits, maxSamples, res.Err, ctx.Err() != nil)
 	}
 	o := &metricOrigins{s: s, query: qs}
 	var rows []evidence.Row
