@@ -33,6 +33,9 @@ type Problem struct {
 	Rule   string // the rule's id, when known
 	Field  string // e.g. "signals.lag.promql"
 	Msg    string
+	// Warning: the rule loads and runs, but lint flags it (a recursive
+	// SQL CTE, a subquery step finer than any scrape interval).
+	Warning bool
 
 	yamlPath string // e.g. "rules[2].signals.lag.promql"
 }
@@ -44,6 +47,9 @@ func (p *Problem) Error() string {
 		fmt.Fprintf(&b, ":%d:%d", p.Line, p.Column)
 	}
 	b.WriteString(": ")
+	if p.Warning {
+		b.WriteString("warning: ")
+	}
 	if p.Rule != "" {
 		fmt.Fprintf(&b, "rule %q: ", p.Rule)
 	}
@@ -70,17 +76,22 @@ func (ps Problems) Error() string {
 // LoadPaths loads rule files and directories of rule files (*.yaml, *.yml;
 // files whose kind is RuleTest are skipped).
 func LoadPaths(paths []string) ([]*Rule, error) {
-	var rules []*Rule
-	probs := readYAMLFiles(paths, func(name string, data []byte) error {
-		rs, err := ParseRules(name, data)
-		rules = append(rules, rs...)
-		return err
-	})
-	probs = append(probs, duplicateIDs(rules)...)
+	rules, probs, _ := loadPaths(paths)
 	if len(probs) > 0 {
 		return rules, probs
 	}
 	return rules, nil
+}
+
+func loadPaths(paths []string) (rules []*Rule, probs, warns Problems) {
+	probs = readYAMLFiles(paths, func(name string, data []byte) error {
+		rs, ws, err := parseRules(name, data)
+		rules = append(rules, rs...)
+		warns = append(warns, ws...)
+		return err
+	})
+	probs = append(probs, duplicateIDs(rules)...)
+	return rules, probs, warns
 }
 
 // readYAMLFiles hands every YAML file among paths (files, or directories
@@ -108,8 +119,14 @@ func readYAMLFiles(paths []string, parse func(name string, data []byte) error) P
 // LoadFS loads every rule file of a file system, such as the embedded
 // built-in rules; names are given as prefix + path.
 func LoadFS(fsys fs.FS, prefix string) ([]*Rule, error) {
-	var rules []*Rule
-	var probs Problems
+	rules, probs, _ := loadFS(fsys, prefix)
+	if len(probs) > 0 {
+		return rules, probs
+	}
+	return rules, nil
+}
+
+func loadFS(fsys fs.FS, prefix string) (rules []*Rule, probs, warns Problems) {
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !isYAML(p) {
 			return err
@@ -118,8 +135,9 @@ func LoadFS(fsys fs.FS, prefix string) ([]*Rule, error) {
 		if err != nil {
 			return err
 		}
-		rs, err := ParseRules(prefix+p, data)
+		rs, ws, err := parseRules(prefix+p, data)
 		rules = append(rules, rs...)
+		warns = append(warns, ws...)
 		probs = appendProblems(probs, err)
 		return nil
 	})
@@ -127,10 +145,7 @@ func LoadFS(fsys fs.FS, prefix string) ([]*Rule, error) {
 		probs = append(probs, &Problem{File: prefix, Msg: err.Error()})
 	}
 	probs = append(probs, duplicateIDs(rules)...)
-	if len(probs) > 0 {
-		return rules, probs
-	}
-	return rules, nil
+	return rules, probs, warns
 }
 
 // Merge lays extra rules over base ones: a rule with the same id replaces
@@ -223,7 +238,20 @@ func ruleFiles(p string) ([]string, error) {
 // ParseRules parses and compiles one rule file. A file whose kind is
 // RuleTest holds no rules and yields none.
 func ParseRules(name string, data []byte) ([]*Rule, error) {
+	rules, _, err := parseRules(name, data)
+	return rules, err
+}
+
+// parseRules is ParseRules that also returns lint's warnings.
+func parseRules(name string, data []byte) ([]*Rule, Problems, error) {
 	l := &loader{file: name, pos: map[string]pos{}}
+	rules, err := l.parse(data)
+	return rules, l.warns, err
+}
+
+func (l *loader) parse(data []byte) ([]*Rule, error) {
+	name := l.file
+	l.lines = strings.Split(string(data), "\n")
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
 		return nil, Problems{l.yamlProblem(err)}
@@ -275,7 +303,9 @@ type loader struct {
 	file  string
 	pos   map[string]pos // yaml path ("rules[0].signals.lag.promql") -> value position
 	probs Problems
+	warns Problems
 	rule  string
+	lines []string // the file's lines, for positions the parser leaves out
 }
 
 func (l *loader) yamlProblem(err error) *Problem {
@@ -310,6 +340,16 @@ func (l *loader) add(prefix, field, format string, args ...any) {
 		}
 	}
 	l.probs = append(l.probs, p)
+}
+
+// warn records a warning, as add records a problem.
+func (l *loader) warn(prefix, field, format string, args ...any) {
+	n := len(l.probs)
+	l.add(prefix, field, format, args...)
+	p := l.probs[n]
+	l.probs = l.probs[:n]
+	p.Warning = true
+	l.warns = append(l.warns, p)
 }
 
 func parentPath(p string) string {
@@ -358,8 +398,14 @@ func (l *loader) walkAt(n ast.Node, t reflect.Type, path string, key pos) {
 			l.pos[path] = nodePos(n)
 		}
 	case *ast.LiteralNode:
-		// A block scalar (| or >): point at its first line, not the indicator.
-		l.pos[path] = nodePos(v.Value)
+		// A block scalar (| or >): point at its first line, not the
+		// indicator, where its text begins (the parser says column 0).
+		ps := nodePos(v.Value)
+		if ps.col == 0 && ps.line > 0 && ps.line <= len(l.lines) {
+			line := l.lines[ps.line-1]
+			ps.col = len(line) - len(strings.TrimLeft(line, " ")) + 1
+		}
+		l.pos[path] = ps
 	default:
 		l.pos[path] = nodePos(n)
 	}

@@ -55,6 +55,7 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 			l.add(path, "promql", "%s", oneLine(err.Error()))
 			break
 		}
+		l.lintNotes(path, "promql", lintPromQL(ss.PromQL))
 		names, all, err := metrics.Names(ss.PromQL)
 		if err != nil {
 			l.add(path, "promql", "%s", oneLine(err.Error()))
@@ -69,7 +70,9 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 			}
 			if err := sqlstore.Check(q); err != nil {
 				l.add(path, field, "%s", oneLine(err.Error()))
+				continue
 			}
+			l.lintNotes(path, field, lintSQL(q))
 		}
 	case SignalKube:
 		k := ss.Kube
@@ -131,6 +134,18 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 		return nil
 	}
 	return s
+}
+
+// lintNotes records what lint found in a field: errors as problems,
+// the rest as warnings.
+func (l *loader) lintNotes(path, field string, notes []lintNote) {
+	for _, n := range notes {
+		if n.err {
+			l.add(path, field, "%s", n.msg)
+		} else {
+			l.warn(path, field, "%s", n.msg)
+		}
+	}
 }
 
 // logFileKinds are the kinds a log signal may read, by name.

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// costlyRules holds one rule of each costly kind that lint flags, at known
+// lines: a subquery of a 1 ms step over 10 years (a problem: out of memory
+// at once), a subquery step under the scrape interval and a recursive CTE
+// (warnings), and a summary template that calls itself (a problem).
+const costlyRules = `apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: costly-subquery
+    pattern: lint
+    severity: info
+    title: t
+    signals:
+      huge:
+        promql: max_over_time(rate(stream_source_output_rows_counts[1m])[10y:1ms])
+      fine:
+        promql: max_over_time(up[1h:1s])
+      grafana:
+        promql: max_over_time(up[$__range:$__interval])
+    condition: len(huge) > 0
+    summary: s
+    remediation: r
+  - id: costly-sql
+    pattern: lint
+    severity: info
+    title: t
+    signals:
+      tree:
+        sql: |
+          WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n)
+          SELECT i FROM n
+      quoted:
+        sql: SELECT 'with recursive' AS s FROM rw_sinks -- WITH RECURSIVE in a comment
+    condition: len(tree) > 0
+    summary: s
+    remediation: r
+  - id: costly-template
+    pattern: lint
+    severity: info
+    title: t
+    signals:
+      up: {promql: up}
+    condition: len(up) > 0
+    summary: '{{ define "x" }}{{ template "x" . }}{{ end }}{{ template "x" . }}'
+    remediation: r
+`
+
+func writeRuleFile(t *testing.T, content string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "costly.yaml")
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestRulesLintFlagsCostlyRules(t *testing.T) {
+	p := writeRuleFile(t, costlyRules)
+	res := run(t, "rules", "lint", p)
+	if res.code != exitUsage {
+		t.Fatalf("want exit %d:\n%s", exitUsage, res)
+	}
+	for _, want := range []string{
+		p + `:10:17: rule "costly-subquery": signals.huge.promql: subquery [10y:1ms] evaluates its inner query 3.15e+11 times`,
+		p + `:12:17: warning: rule "costly-subquery": signals.fine.promql: subquery [1h:1s] has a step under the 15s scrape interval`,
+		p + `:25:11: warning: rule "costly-sql": signals.tree.sql: WITH RECURSIVE`,
+		p + `:39:14: rule "costly-template": summary: template "x" calls itself (x -> x): templates may not recurse`,
+	} {
+		if !strings.Contains(res.stdout, want) {
+			t.Errorf("lint output lacks %q:\n%s", want, res)
+		}
+	}
+	for _, unwanted := range []string{"signals.grafana", "signals.quoted"} {
+		if strings.Contains(res.stdout, unwanted) {
+			t.Errorf("lint flags %s:\n%s", unwanted, res)
+		}
+	}
+	if n := strings.Count(res.stdout, "\n"); n != 4 {
+		t.Errorf("%d lines, want the 4 findings:\n%s", n, res)
+	}
+}
+
+// Warnings alone do not fail lint, and the rules still load.
+func TestRulesLintWarningsOnly(t *testing.T) {
+	onlyWarnings := strings.Replace(costlyRules, "[10y:1ms]", "[1h:15s]", 1)
+	onlyWarnings = onlyWarnings[:strings.Index(onlyWarnings, "  - id: costly-template")]
+	p := writeRuleFile(t, onlyWarnings)
+	res := run(t, "rules", "lint", p)
+	if res.code != 0 || !strings.Contains(res.stdout, "2 rules OK, 2 warning(s)") || strings.Count(res.stdout, "warning: ") != 2 {
+		t.Errorf("want exit 0 with 2 warnings:\n%s", res)
+	}
+	// analyze loads them (no error about invalid rules).
+	if res := run(t, "rules", "list", "--rules", p); res.code != 0 {
+		t.Errorf("rules list --rules: %s", res)
+	}
+}
