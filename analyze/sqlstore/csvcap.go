@@ -8,7 +8,8 @@ import (
 
 // csvCapper passes a psql --csv stream through to encoding/csv with every
 // field cut at maxField bytes and every record at maxRecord bytes, reading
-// at most maxInput bytes, so that what the CSV reader buffers stays bounded
+// at most maxKept bytes besides what it drops, so that what the CSV reader
+// buffers and the table holds stay bounded
 // however long a field of the input is: a cut field ends in the output with
 // a marker and is closed at once, and the rest of it is read and dropped
 // without being kept. Input within the limits passes through unchanged.
@@ -23,7 +24,7 @@ type csvCapper struct {
 	r         io.Reader
 	maxField  int   // content bytes kept of one field
 	maxRecord int   // bytes kept of one record
-	maxInput  int64 // input bytes read; < 0 for no limit
+	maxKept   int64 // input bytes read, less those dropped from cut fields; < 0 for no limit
 
 	fieldMarker, recordMarker string
 
@@ -42,6 +43,7 @@ type csvCapper struct {
 	npend     int // bytes of an incomplete UTF-8 sequence held back
 	need      int // length of that sequence
 	readBytes int64
+	skipped   int64 // input bytes dropped: read while skip was set
 
 	outLines int         // newlines written
 	dropped  int         // newlines dropped
@@ -82,9 +84,9 @@ type lineShift struct{ after, total int }
 
 const capChunk = 32 << 10
 
-func newCSVCapper(r io.Reader, maxField, maxRecord int, maxInput int64) *csvCapper {
+func newCSVCapper(r io.Reader, maxField, maxRecord int, maxKept int64) *csvCapper {
 	return &csvCapper{
-		r: r, maxField: maxField, maxRecord: maxRecord, maxInput: maxInput,
+		r: r, maxField: maxField, maxRecord: maxRecord, maxKept: maxKept,
 		fieldMarker:  "…[cut by rwdiag: field longer than " + sizeText(int64(maxField)) + "]",
 		recordMarker: "…[cut by rwdiag: row longer than " + sizeText(int64(maxRecord)) + "]",
 		in:           make([]byte, capChunk),
@@ -107,31 +109,40 @@ func (c *csvCapper) Read(p []byte) (int, error) {
 // fill reads one chunk of input and processes it into out.
 func (c *csvCapper) fill() {
 	want := len(c.in)
-	if c.maxInput >= 0 {
+	if c.maxKept >= 0 {
 		// One byte past the limit tells whether there is more.
-		want = int(min(int64(want), c.maxInput-c.readBytes+1))
+		want = int(min(int64(want), c.maxKept-c.keptBytes()+1))
 	}
 	n, err := c.r.Read(c.in[:want])
-	if c.maxInput >= 0 && c.readBytes+int64(n) > c.maxInput {
-		n = int(c.maxInput - c.readBytes)
+	if c.maxKept >= 0 && n == want && c.keptBytes()+int64(n) > c.maxKept {
+		// The last byte may be one too many: it is, unless it belongs to
+		// the dropped part of a cut field or bytes before it were dropped.
+		c.process(c.in[:n-1])
+		c.readBytes += int64(n - 1)
+		if c.keptBytes() >= c.maxKept && c.skip == skipNone {
+			c.stop()
+			c.err = io.EOF
+			return
+		}
+		c.process(c.in[n-1 : n])
+		c.readBytes++
+	} else {
 		c.process(c.in[:n])
 		c.readBytes += int64(n)
-		c.stop()
-		c.err = io.EOF
-		return
 	}
-	c.process(c.in[:n])
-	c.readBytes += int64(n)
 	if err != nil {
 		c.err = err
 	}
 }
 
+// keptBytes is the input bytes read that were not dropped from cut fields.
+func (c *csvCapper) keptBytes() int64 { return c.readBytes - c.skipped }
+
 // stop ends the output at the input limit, closing a record cut short.
 func (c *csvCapper) stop() {
 	c.stopped = true
-	if c.state == capFieldStart && c.col == 0 && c.record == 0 && c.skip == skipNone {
-		return // at a record boundary
+	if c.col == 0 && c.record == 0 && c.skip == skipNone {
+		return // at a record boundary, or nothing of the record written
 	}
 	if c.skip == skipNone {
 		c.npend = 0
@@ -300,6 +311,9 @@ func (c *csvCapper) structural(b byte) {
 func (c *csvCapper) process(in []byte) {
 	for i := 0; i < len(in); i++ {
 		b := in[i]
+		if c.skip != skipNone {
+			c.skipped++
+		}
 		switch c.state {
 		case capFieldStart:
 			switch b {
@@ -327,6 +341,7 @@ func (c *csvCapper) process(in []byte) {
 				for j < len(in) && in[j] != ',' && in[j] != '\n' {
 					j++
 				}
+				c.skipped += int64(j - i - 1)
 				i = j - 1
 				continue
 			}
@@ -361,6 +376,7 @@ func (c *csvCapper) process(in []byte) {
 				for range bytes.Count(in[i:i+j], []byte{'\n'}) {
 					c.dropNewline()
 				}
+				c.skipped += int64(j - 1)
 				i += j - 1
 				continue
 			}

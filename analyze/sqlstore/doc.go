@@ -13,9 +13,10 @@
 //     1 MiB]"; the rest of the field is read and thrown away without being
 //     held. A row longer than MaxRecordBytes (16 MiB) is cut the same way at
 //     the field that crosses it, its later fields NULL. Past MaxRows rows
-//     (5 million) or MaxFileBytes bytes (512 MiB, as a kubernetes/*.json
-//     file) of one dump, or MaxTotalBytes (2 GiB) over all dumps, the rest
-//     is not loaded and the table is Partial. LoadCSV then returns, with the
+//     (5 million) or MaxFileBytes bytes loaded (512 MiB, as a
+//     kubernetes/*.json file; what cut fields drop does not count) of one
+//     dump, or MaxTotalBytes (2 GiB) over all dumps, the rest is not loaded
+//     and the table is Partial. LoadCSV then returns, with the
 //     table loaded, an error naming the file and line that wraps ErrLimit;
 //     TableInfo counts the cut values (Cut, CutLine).
 //   - Every query runs with a time limit (QueryTimeout, 10 s, through

@@ -22,10 +22,13 @@ type Limits struct {
 	// MaxRows is the most rows loaded from one CSV dump; the rest are not
 	// loaded. Default 5,000,000.
 	MaxRows int
-	// MaxFileBytes is the most bytes read from one CSV dump; the rows past
-	// it are not loaded. Default 512 MiB, as a kubernetes/*.json file.
+	// MaxFileBytes is the most bytes loaded from one CSV dump, not counting
+	// what was dropped of cut fields; the rows past it are not loaded.
+	// Default 512 MiB, as a kubernetes/*.json file. (The dropped part of a
+	// cut field is read through, streaming, which the bundle's own limit on
+	// an entry bounds: bundle.DefaultMaxEntryBytes.)
 	MaxFileBytes int64
-	// MaxTotalBytes is the most bytes read from all CSV dumps of the store
+	// MaxTotalBytes is the most bytes loaded from all CSV dumps of the store
 	// together; a dump past it is loaded in part or not at all. Default 2 GiB.
 	MaxTotalBytes int64
 

@@ -131,6 +131,47 @@ func TestCSVCapperCutsFields(t *testing.T) {
 	}
 }
 
+// TestCSVCapperStopsAtBytes: with a byte limit, the records that end
+// within it come out whole and the one it cuts is marked to be dropped.
+func TestCSVCapperStopsAtBytes(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range 300 {
+		in := randomCSV(rng, 1+rng.IntN(20))
+		limit := int64(rng.IntN(len(in) + 2))
+		var want [][]string
+		cr := csv.NewReader(bytes.NewReader(in))
+		cr.FieldsPerRecord = -1
+		for {
+			rec, err := cr.Read()
+			if err != nil || cr.InputOffset() > limit {
+				break
+			}
+			want = append(want, rec)
+		}
+		c := newCSVCapper(&oneByteReader{in}, 1<<20, 1<<20, limit)
+		out, err := io.ReadAll(c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := readAllCSV(t, bytes.NewReader(out))
+		if c.stopMid {
+			if int64(len(out)) != c.stopOffset || len(got) == 0 {
+				t.Fatalf("case %d: stopped inside a record at %d of %d output bytes", i, c.stopOffset, len(out))
+			}
+			got = got[:len(got)-1]
+		}
+		if len(got) == 0 {
+			got = nil
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("case %d (limit %d of %d):\ninput %q\ngot  %q\nwant %q", i, limit, len(in), in, got, want)
+		}
+		if c.stopped != (limit < int64(len(in))) {
+			t.Errorf("case %d: stopped = %v with a limit of %d for %d bytes", i, c.stopped, limit, len(in))
+		}
+	}
+}
+
 func limitedStore(t *testing.T, l Limits) *Store {
 	t.Helper()
 	s, err := NewStoreLimits(l)
@@ -186,14 +227,14 @@ func TestLoadCSVLimits(t *testing.T) {
 		name:    "the byte limit inside a quoted field drops that row",
 		limits:  Limits{MaxFileBytes: 16},
 		csv:     "a,b\n1,x\n2,\"y\nyyyyyyyyyyyy\"\n3,z\n",
-		wantErr: "sql/t.csv:3: more than 16 bytes read; the rows from this line on were not loaded (sqlstore limit MaxFileBytes)",
+		wantErr: "sql/t.csv:3: more than 16 bytes loaded; the rows from this line on were not loaded (sqlstore limit MaxFileBytes)",
 		want:    TableInfo{Columns: []string{"a", "b"}, Rows: 1, Partial: true},
 		rows:    []evidence.Row{{"a": int64(1), "b": "x"}},
 	}, {
 		name:    "the byte limit at the end of a row",
 		limits:  Limits{MaxFileBytes: 8},
 		csv:     "a,b\n1,x\n2,y\n",
-		wantErr: "sql/t.csv:3: more than 8 bytes read; the rows from this line on were not loaded (sqlstore limit MaxFileBytes)",
+		wantErr: "sql/t.csv:3: more than 8 bytes loaded; the rows from this line on were not loaded (sqlstore limit MaxFileBytes)",
 		want:    TableInfo{Columns: []string{"a", "b"}, Rows: 1, Partial: true},
 		rows:    []evidence.Row{{"a": int64(1), "b": "x"}},
 	}, {
@@ -209,6 +250,13 @@ func TestLoadCSVLimits(t *testing.T) {
 		wantErr: `sql/t.csv:7:6: extraneous or missing " in quoted-field; sql/t.csv:2: 1 value was cut, the first in column "b": fields longer than 4 bytes or rows longer than 16 MiB keep their start and end with "…[cut by rwdiag: ...]" (sqlstore limits MaxFieldBytes, MaxRecordBytes)`,
 		want:    TableInfo{Columns: []string{"a", "b"}, Rows: 2, Ragged: 1, RaggedLine: 6, Partial: true, Cut: 1, CutLine: 2},
 		rows:    []evidence.Row{{"a": int64(1), "b": "l1\nl…[cut by rwdiag: field longer than 4 bytes]"}, {"a": int64(2), "b": nil}},
+	}, {
+		name:    "what a cut field drops does not count toward MaxFileBytes",
+		limits:  Limits{MaxFieldBytes: 4, MaxFileBytes: 16},
+		csv:     "a,b\n1,\"" + strings.Repeat("x", 1000) + "\"\n2,y\n",
+		wantErr: `sql/t.csv:2: 1 value was cut, the first in column "b": fields longer than 4 bytes or rows longer than 16 MiB keep their start and end with "…[cut by rwdiag: ...]" (sqlstore limits MaxFieldBytes, MaxRecordBytes)`,
+		want:    TableInfo{Columns: []string{"a", "b"}, Rows: 2, Cut: 1, CutLine: 2},
+		rows:    []evidence.Row{{"a": int64(1), "b": "xxxx…[cut by rwdiag: field longer than 4 bytes]"}, {"a": int64(2), "b": "y"}},
 	}, {
 		name:    "a cut never splits a character",
 		limits:  Limits{MaxFieldBytes: 5},
@@ -255,7 +303,7 @@ func TestLoadCSVTotalBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := s.LoadCSV("b", "sql/b.csv", strings.NewReader("y\n1\n2\n3\n4\n5\n6\n"))
-	if want := "sql/b.csv:7: more than 12 bytes read; the rows from this line on were not loaded (sqlstore limit MaxTotalBytes)"; err == nil || err.Error() != want || !errors.Is(err, ErrLimit) {
+	if want := "sql/b.csv:7: more than 12 bytes loaded; the rows from this line on were not loaded (sqlstore limit MaxTotalBytes)"; err == nil || err.Error() != want || !errors.Is(err, ErrLimit) {
 		t.Errorf("second dump: err = %v, want %s", err, want)
 	}
 	err = s.LoadCSV("c", "sql/c.csv", strings.NewReader("z\n1\n"))

@@ -160,7 +160,7 @@ func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 		}
 	}
 	capper := newCSVCapper(r, orMax(l.MaxFieldBytes), orMax(l.MaxRecordBytes), budget)
-	defer func() { s.read += capper.readBytes }()
+	defer func() { s.read += capper.keptBytes() }()
 	tap := &rawTap{r: capper}
 	cr := csv.NewReader(tap)
 	cr.FieldsPerRecord = -1
@@ -335,7 +335,7 @@ func (ld *loader) rows(insert func([]driver.NamedValue) error) error {
 // tooLarge reports the byte limit reached at input line `line`.
 func (ld *loader) tooLarge(line int) error {
 	ld.info.Partial = true
-	return &limitedLoad{fmt.Sprintf("%s:%d: more than %s read; the rows from this line on were not loaded (sqlstore limit %s)",
+	return &limitedLoad{fmt.Sprintf("%s:%d: more than %s loaded; the rows from this line on were not loaded (sqlstore limit %s)",
 		ld.info.Path, line, sizeText(ld.budget), ld.budgetName)}
 }
 
