@@ -16,3 +16,7 @@ func (pg TestPG) DSN(db string) string { return pg.p.dsn("postgres", db) }
 
 // Exec runs statements as the superuser on db, each on its own.
 func (pg TestPG) Exec(t *testing.T, db string, stmts ...string) { pg.p.exec(t, db, stmts...) }
+
+// GenLog is about size bytes of RisingWave log text in the shapes kubectl
+// logs --timestamps returns, one line in 500 with a secret (genLog).
+func GenLog(size int, seed uint64) []byte { return genLog(size, seed) }

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"sync"
 
-	ahocorasick "github.com/BobuSumisu/aho-corasick"
 	"github.com/rs/zerolog"
 	"github.com/zricethezav/gitleaks/v8/detect"
 	"github.com/zricethezav/gitleaks/v8/logging"
@@ -21,7 +20,8 @@ import (
 // rules (redact_text.go, redact_rules.go) run first and cover RisingWave's
 // WITH options and CREATE SECRET, Kafka SASL/JAAS, JDBC and PostgreSQL
 // DSNs, URL userinfo and kubectl's shapes; gitleaks catches what has no
-// name around it.
+// name around it. Which lines reach gitleaks at all is decided by
+// leakScanner (redact_leakgate.go): only those on which a rule can match.
 //
 // Building the detector parses its TOML and compiles its expressions
 // (about 70 ms): it is built on first use, never at start-up, so commands
@@ -30,7 +30,7 @@ var (
 	leakOnce sync.Once
 	leakDet  *detect.Detector
 	leakErr  error
-	leakKW   *ahocorasick.Trie // every rule's keywords, lower case
+	leakSc   *leakScanner
 )
 
 func leakDetector() (*detect.Detector, error) {
@@ -42,11 +42,7 @@ func leakDetector() (*detect.Detector, error) {
 			leakErr = fmt.Errorf("gitleaks default rules: %w", leakErr)
 			return
 		}
-		kw := make([]string, 0, len(leakDet.Config.Keywords))
-		for k := range leakDet.Config.Keywords {
-			kw = append(kw, strings.ToLower(k))
-		}
-		leakKW = ahocorasick.NewTrieBuilder().AddStrings(kw).Build()
+		leakSc = newLeakScanner(leakDet.Config.Rules)
 	})
 	return leakDet, leakErr
 }
@@ -63,18 +59,31 @@ func (r *Redactor) redactLeaks(text string, t tally) string {
 	if len(text) < 8 {
 		return text
 	}
+	all := text
 	d, err := leakDetector()
 	if err != nil {
 		return text
 	}
 	// gitleaks' own prefilter picks the rules whose keywords occur
 	// anywhere in what it is given; give it one line at a time, and only
-	// the lines that hold a keyword, so a keyword on one line does not send
-	// the batch's other lines through that rule's expression.
+	// the lines on which some rule can match (leakScanner), so a keyword on
+	// one line does not send the batch's other lines through that rule's
+	// expression, nor a common keyword every line.
 	var findings []report.Finding
-	for _, line := range keywordLines(text) {
-		findings = append(findings, d.DetectString(line)...)
+	gs := leakSc.newState()
+	for len(text) > 0 {
+		i := strings.IndexByte(text, '\n')
+		line := text
+		if i >= 0 {
+			line, text = text[:i+1], text[i+1:]
+		} else {
+			text = ""
+		}
+		if leakSc.mayLeak(line, gs) {
+			findings = append(findings, d.DetectString(line)...)
+		}
 	}
+	text = all
 	if len(findings) == 0 {
 		return text
 	}
@@ -129,35 +138,4 @@ func replaceAllOutsideTokens(s, v string, repl func() string) string {
 	}
 	b.WriteString(s[last:])
 	return b.String()
-}
-
-// keywordLines returns the lines of text that hold a keyword of a gitleaks
-// rule.
-func keywordLines(text string) []string {
-	lower := strings.ToLower(text)
-	matches := leakKW.MatchString(lower)
-	if len(matches) == 0 {
-		return nil
-	}
-	if !strings.Contains(text, "\n") || len(lower) != len(text) {
-		return []string{text} // one line, or case folding moved offsets: scan it all
-	}
-	var lines []string
-	lastEnd := -1
-	for _, m := range matches {
-		pos := int(m.Pos())
-		if pos < lastEnd {
-			continue // in a line already taken
-		}
-		start := strings.LastIndexByte(text[:pos], '\n') + 1
-		end := strings.IndexByte(text[pos:], '\n')
-		if end < 0 {
-			end = len(text)
-		} else {
-			end += pos + 1
-		}
-		lines = append(lines, text[start:end])
-		lastEnd = end
-	}
-	return lines
 }

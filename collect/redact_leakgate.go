@@ -1,0 +1,379 @@
+package collect
+
+import (
+	"regexp"
+	"regexp/syntax"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/zricethezav/gitleaks/v8/config"
+)
+
+// leakScanner decides which lines gitleaks must see, without changing what
+// it finds. gitleaks runs a rule's expression on text that holds one of the
+// rule's keywords (its prefilter); many keywords are common in RisingWave's
+// logs (Twilio's "sk" in every "::task::" module path, the generic rule's
+// "key" in total_key_count, "token", "auth", "access"), and the generic
+// rule's expression, which starts with up to 50 characters of context,
+// costs a tenth of a millisecond a line. So before a line goes to gitleaks:
+//
+//  1. one pass of an Aho-Corasick automaton (kwMatcher) finds the
+//     keywords of every rule, exactly as gitleaks' lower-cased prefilter
+//     does (lines holding a character that lower-cases into ASCII, such as
+//     the Kelvin sign, are lower-cased first, as gitleaks does);
+//  2. for each rule whose keyword is there, a gate: the rule's expression
+//     without its leading optional context (a match of the whole
+//     expression holds a match of the rest, so the gate passes wherever the
+//     rule can match); when every match of that rest starts with one of the
+//     rule's keywords, it is tried only where the keyword was found,
+//     anchored there, which costs a few characters' work;
+//  3. only a line on which some rule's gate passed goes to gitleaks, whole,
+//     which then finds (and filters: entropy, allowlists, stop words)
+//     exactly what it found before.
+//
+// A line that gitleaks would report has a rule whose keyword it holds and
+// whose expression matches it, so its gate passes: nothing gitleaks finds is
+// lost (TestLeakGateSound checks it on lines made from every rule's
+// expression).
+type leakScanner struct {
+	m       *kwMatcher
+	kwRules [][]int32 // keyword id -> rules holding it
+	gates   []leakGate
+	always  []int32 // rules with an expression and no keyword: gitleaks runs them on everything
+	// foldAll: some keyword is not ASCII, so lines with any non-ASCII
+	// byte are lower-cased before the keyword scan.
+	foldAll bool
+}
+
+// leakGate is one rule's gate, compiled on first use.
+type leakGate struct {
+	src      string
+	kws      []string
+	once     sync.Once
+	whole    *regexp.Regexp // the expression without its leading optional context
+	anchored *regexp.Regexp // whole anchored at its start; nil unless every match starts with a keyword
+}
+
+func (g *leakGate) init() {
+	g.once.Do(func() { g.whole, g.anchored = compileLeakGate(g.src, g.kws) })
+}
+
+// leakState is a caller's scratch: which rules' unanchored gates a line
+// already tried.
+type leakState struct {
+	tried []uint32
+	gen   uint32
+}
+
+func newLeakScanner(rules map[string]config.Rule) *leakScanner {
+	ls := &leakScanner{}
+	ids := sortedKeys(rules)
+	kwIndex := map[string]int{}
+	var words []string
+	type pair struct{ kw, rule int }
+	var pairs []pair
+	for _, id := range ids {
+		r := rules[id]
+		if r.Regex == nil || r.SkipReport {
+			continue // a path-only rule finds nothing in text; a skipped one reports nothing
+		}
+		ri := len(ls.gates)
+		var kws []string
+		for _, k := range r.Keywords {
+			k = strings.ToLower(k)
+			if k == "" {
+				continue
+			}
+			kws = append(kws, k)
+			for i := 0; i < len(k); i++ {
+				if k[i] >= utf8.RuneSelf {
+					ls.foldAll = true
+				}
+			}
+			if _, ok := kwIndex[k]; !ok {
+				kwIndex[k] = len(words)
+				words = append(words, k)
+			}
+			pairs = append(pairs, pair{kwIndex[k], ri})
+		}
+		ls.gates = append(ls.gates, leakGate{src: r.Regex.String(), kws: kws})
+		if len(kws) == 0 {
+			ls.always = append(ls.always, int32(ri))
+		}
+	}
+	ls.m = newKWMatcher(words)
+	// newKWMatcher keeps the words' order: ids are the same
+	ls.kwRules = make([][]int32, len(words))
+	for _, p := range pairs {
+		ls.kwRules[p.kw] = append(ls.kwRules[p.kw], int32(p.rule))
+	}
+	return ls
+}
+
+func (ls *leakScanner) newState() *leakState {
+	return &leakState{tried: make([]uint32, len(ls.gates))}
+}
+
+// asciiLookalikes are the characters that strings.ToLower turns into ASCII
+// letters (the Kelvin sign into k, the capital I with a dot above into i)
+// or that a case-insensitive expression takes for one (the long s for s).
+// On a line holding one, keywords are found in the lower-cased line, as
+// gitleaks finds them, and no gate is anchored, since a match may start at
+// the look-alike. (TestASCIILookalikes checks that there are no others.)
+var asciiLookalikes = []string{"\u212a", "\u0130", "\u017f"}
+
+// mayLeak tells whether gitleaks could find anything in line.
+func (ls *leakScanner) mayLeak(line string, st *leakState) bool {
+	st.gen++
+	if st.gen == 0 {
+		clear(st.tried)
+		st.gen = 1
+	}
+	text, shifted := line, false
+	if ls.foldAll || hasNonASCII(line) {
+		for _, f := range asciiLookalikes {
+			if ls.foldAll || strings.Contains(line, f) {
+				text, shifted = strings.ToLower(line), true
+				break
+			}
+		}
+	}
+	found := false
+	ls.m.scan(text, func(id, end int) bool {
+		for _, ri := range ls.kwRules[id] {
+			g := &ls.gates[ri]
+			g.init()
+			if g.anchored != nil && !shifted {
+				if g.anchored.MatchString(line[end-len(ls.m.words[id]):]) {
+					found = true
+					return false
+				}
+				continue
+			}
+			if st.tried[ri] == st.gen {
+				continue
+			}
+			st.tried[ri] = st.gen
+			if g.whole.MatchString(line) {
+				found = true
+				return false
+			}
+		}
+		return true
+	})
+	if found {
+		return true
+	}
+	for _, ri := range ls.always {
+		g := &ls.gates[ri]
+		g.init()
+		if g.whole.MatchString(line) {
+			return true
+		}
+	}
+	return false
+}
+
+func hasNonASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	return false
+}
+
+// compileLeakGate compiles a rule's gate from its expression src: whole is
+// src without its leading assertions and optional parts (or src itself
+// when it has none); anchored is whole anchored at the start, when every
+// match of whole starts with one of kws (ASCII case ignored), else nil.
+// Anything it cannot analyse gives whole = src, anchored = nil: always
+// correct, only slower.
+func compileLeakGate(src string, kws []string) (whole, anchored *regexp.Regexp) {
+	full := regexp.MustCompile(src) // gitleaks compiled it already
+	re, err := syntax.Parse(src, syntax.Perl)
+	if err != nil {
+		return full, nil
+	}
+	subs := []*syntax.Regexp{re}
+	if re.Op == syntax.OpConcat {
+		subs = re.Sub
+	}
+	i := 0
+	for i < len(subs)-1 && droppable(subs[i]) {
+		i++
+	}
+	rest := &syntax.Regexp{Op: syntax.OpConcat, Sub: subs[i:], Flags: re.Flags}
+	whole = full
+	if i > 0 {
+		if w, err := regexp.Compile(rest.String()); err == nil {
+			whole = w
+		} else {
+			rest = re
+		}
+	} else {
+		rest = re
+	}
+	if len(kws) == 0 {
+		return whole, nil
+	}
+	prefixes, ok := literalPrefixes(rest, 64)
+	if !ok || len(prefixes) == 0 {
+		return whole, nil
+	}
+	for _, p := range prefixes {
+		lp := strings.ToLower(p.s)
+		hit := false
+		for _, k := range kws {
+			if strings.HasPrefix(lp, k) {
+				hit = true
+				break
+			}
+		}
+		if !hit {
+			return whole, nil
+		}
+	}
+	a, err := regexp.Compile(`^(?:` + rest.String() + `)`)
+	if err != nil {
+		return whole, nil
+	}
+	return whole, a
+}
+
+// droppable: a leading part of an expression the gate can leave out
+// without ever failing where the expression matches: an assertion (\b, ^)
+// or something that may match nothing.
+func droppable(re *syntax.Regexp) bool {
+	switch re.Op {
+	case syntax.OpEmptyMatch, syntax.OpBeginLine, syntax.OpBeginText, syntax.OpWordBoundary, syntax.OpNoWordBoundary,
+		syntax.OpStar, syntax.OpQuest:
+		return true
+	case syntax.OpRepeat:
+		return re.Min == 0
+	}
+	return false
+}
+
+// litPrefix is a string every match of an expression may start with;
+// full when the match is that string and nothing more.
+type litPrefix struct {
+	s    string
+	full bool
+}
+
+// literalPrefixes returns strings such that every match of re starts with
+// one of them, or ok false when it cannot tell (or there would be more
+// than max of them). A prefix under fold case may stand for any case.
+func literalPrefixes(re *syntax.Regexp, max int) ([]litPrefix, bool) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		s := string(re.Rune)
+		return []litPrefix{{s, true}}, true
+	case syntax.OpCapture:
+		return literalPrefixes(re.Sub[0], max)
+	case syntax.OpCharClass:
+		var out []litPrefix
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			lo, hi := re.Rune[i], re.Rune[i+1]
+			if int(hi-lo)+1+len(out) > 4 {
+				return nil, false
+			}
+			for c := lo; c <= hi; c++ {
+				out = append(out, litPrefix{string(c), true})
+			}
+		}
+		return out, len(out) > 0
+	case syntax.OpAlternate:
+		var out []litPrefix
+		for _, s := range re.Sub {
+			p, ok := literalPrefixes(s, max)
+			if !ok || len(out)+len(p) > max {
+				return nil, false
+			}
+			out = append(out, p...)
+		}
+		return out, true
+	case syntax.OpPlus:
+		p, ok := literalPrefixes(re.Sub[0], max)
+		return partial(p), ok
+	case syntax.OpQuest, syntax.OpStar:
+		// nothing, or what the part starts with: passw(?:or)?d
+		p, ok := literalPrefixes(re.Sub[0], max)
+		if re.Op == syntax.OpStar {
+			p = partial(p)
+		}
+		return append(p, litPrefix{"", true}), ok
+	case syntax.OpRepeat:
+		p, ok := literalPrefixes(re.Sub[0], max)
+		if re.Min == 1 && re.Max == 1 {
+			return p, ok
+		}
+		p = partial(p)
+		if re.Min == 0 {
+			p = append(p, litPrefix{"", true})
+		}
+		return p, ok
+	case syntax.OpConcat:
+		cur := []litPrefix{{"", true}}
+		for _, s := range re.Sub {
+			if !anyFull(cur) {
+				break
+			}
+			if longest(cur) >= 16 {
+				return partial(cur), true
+			}
+			p, ok := literalPrefixes(s, max)
+			if !ok {
+				// what comes next is unknown: the prefixes so far are all
+				// there is, if they say anything
+				if longest(cur) == 0 {
+					return nil, false
+				}
+				return partial(cur), true
+			}
+			var next []litPrefix
+			for _, c := range cur {
+				if !c.full {
+					next = append(next, c)
+					continue
+				}
+				for _, q := range p {
+					next = append(next, litPrefix{c.s + q.s, q.full})
+				}
+			}
+			if len(next) > max {
+				return nil, false
+			}
+			cur = next
+		}
+		return cur, true
+	}
+	return nil, false
+}
+
+func partial(p []litPrefix) []litPrefix {
+	out := make([]litPrefix, len(p))
+	for i, x := range p {
+		out[i] = litPrefix{x.s, false}
+	}
+	return out
+}
+
+func anyFull(p []litPrefix) bool {
+	for _, x := range p {
+		if x.full {
+			return true
+		}
+	}
+	return false
+}
+
+func longest(p []litPrefix) int {
+	n := 0
+	for _, x := range p {
+		n = max(n, len(x.s))
+	}
+	return n
+}

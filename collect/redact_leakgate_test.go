@@ -1,0 +1,244 @@
+package collect
+
+import (
+	"math/rand/v2"
+	"regexp/syntax"
+	"slices"
+	"strings"
+	"testing"
+	"unicode"
+	"unicode/utf8"
+)
+
+// genMatch writes a random string that re may match (assertions are not
+// checked; the caller keeps the lines the rule's expression matches).
+func genMatch(rng *rand.Rand, re *syntax.Regexp, b *strings.Builder) {
+	switch re.Op {
+	case syntax.OpLiteral:
+		for _, c := range re.Rune {
+			if re.Flags&syntax.FoldCase != 0 && rng.IntN(2) == 0 {
+				c = unicode.SimpleFold(c)
+			}
+			b.WriteRune(c)
+		}
+	case syntax.OpCharClass:
+		var ascii, all [][2]rune
+		for i := 0; i+1 < len(re.Rune); i += 2 {
+			all = append(all, [2]rune{re.Rune[i], re.Rune[i+1]})
+			if re.Rune[i] < utf8.RuneSelf {
+				ascii = append(ascii, [2]rune{re.Rune[i], min(re.Rune[i+1], utf8.RuneSelf-1)})
+			}
+		}
+		pick := all
+		if len(ascii) > 0 && rng.IntN(20) > 0 {
+			pick = ascii
+		}
+		if len(pick) == 0 {
+			return
+		}
+		r := pick[rng.IntN(len(pick))]
+		b.WriteRune(r[0] + rune(rng.IntN(int(min(r[1]-r[0], 500))+1)))
+	case syntax.OpAnyCharNotNL, syntax.OpAnyChar:
+		b.WriteByte(byte(' ' + rng.IntN(95)))
+	case syntax.OpCapture:
+		genMatch(rng, re.Sub[0], b)
+	case syntax.OpStar, syntax.OpPlus, syntax.OpQuest, syntax.OpRepeat:
+		lo, hi := 0, 3
+		switch re.Op {
+		case syntax.OpPlus:
+			lo = 1
+		case syntax.OpQuest:
+			hi = 1
+		case syntax.OpRepeat:
+			lo, hi = re.Min, re.Max
+			if hi < 0 || hi > lo+3 {
+				hi = lo + 3
+			}
+			if rng.IntN(4) == 0 && re.Max > 0 {
+				hi = re.Max // sometimes the longest
+				lo = re.Max
+			}
+		}
+		n := lo + rng.IntN(hi-lo+1)
+		for range n {
+			genMatch(rng, re.Sub[0], b)
+		}
+	case syntax.OpConcat:
+		for _, s := range re.Sub {
+			genMatch(rng, s, b)
+		}
+	case syntax.OpAlternate:
+		genMatch(rng, re.Sub[rng.IntN(len(re.Sub))], b)
+	}
+}
+
+// Every line on which a gitleaks rule can report (a keyword of the rule is
+// in it, lower-cased, and the rule's expression matches it) passes the
+// scanner's gates: made from each of the default rules' expressions, with
+// random case, contexts, and the look-alike letters (Kelvin sign, long s)
+// that make gitleaks' lower-cased prefilter and the expressions' case
+// folding disagree with ASCII.
+func TestLeakGateSound(t *testing.T) {
+	d, err := leakDetector()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(11, 12))
+	contexts := []string{"", " ", "x", "=", `"`, "'", "\t", "password=", "api_key: ", "Key=", "sk",
+		"2026-11-29T20:41:07.123456789Z  INFO risingwave_stream::task::actor_manager: ", `{"fields":{"message":"`,
+		"ſ", "\u212a", "é", "\\n"}
+	checked, matched := 0, map[string]int{}
+	st := leakSc.newState()
+	for _, id := range sortedKeys(d.Config.Rules) {
+		r := d.Config.Rules[id]
+		if r.Regex == nil || r.SkipReport {
+			continue
+		}
+		re, err := syntax.Parse(r.Regex.String(), syntax.Perl)
+		if err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+		for range 300 {
+			var b strings.Builder
+			genMatch(rng, re, &b)
+			m := b.String()
+			switch rng.IntN(6) {
+			case 0:
+				m = strings.Replace(m, "k", "\u212a", 1)
+			case 1:
+				m = strings.Replace(m, "s", "ſ", 1)
+			}
+			line := contexts[rng.IntN(len(contexts))] + m + contexts[rng.IntN(len(contexts))]
+			if rng.IntN(2) == 0 {
+				line += "\n"
+			}
+			if !r.Regex.MatchString(line) {
+				continue
+			}
+			lower := strings.ToLower(line)
+			hasKW := len(r.Keywords) == 0
+			for _, k := range r.Keywords {
+				if strings.Contains(lower, strings.ToLower(k)) {
+					hasKW = true
+				}
+			}
+			if !hasKW {
+				continue
+			}
+			checked++
+			matched[id]++
+			if !leakSc.mayLeak(line, st) {
+				t.Errorf("rule %s matches %q but its gate does not pass", id, line)
+			}
+		}
+	}
+	var none []string
+	for _, id := range sortedKeys(d.Config.Rules) {
+		if r := d.Config.Rules[id]; r.Regex != nil && !r.SkipReport && matched[id] == 0 {
+			none = append(none, id)
+		}
+	}
+	// a few rules' expressions are hard to hit at random; most must be
+	if len(none) > len(d.Config.Rules)/10 {
+		t.Errorf("only %d lines checked; no line matched %d rules: %v", checked, len(none), none)
+	}
+	t.Logf("%d lines checked; rules never matched: %v", checked, none)
+}
+
+// The gates of the rules that fire on RisingWave's words are anchored at
+// their keywords (the cheap case); the generic rule above all.
+func TestLeakGatesAnchored(t *testing.T) {
+	if _, err := leakDetector(); err != nil {
+		t.Fatal(err)
+	}
+	for _, kw := range []string{"key", "sk", "ey", "password", "token"} {
+		for _, ri := range leakSc.kwRules[slices.Index(leakSc.m.words, kw)] {
+			g := &leakSc.gates[ri]
+			g.init()
+			if g.anchored == nil && kw != "password" && kw != "token" && kw != "key" {
+				t.Errorf("the gate of a rule with keyword %q is not anchored: %s", kw, g.src)
+			}
+		}
+	}
+	generic := -1
+	for i := range leakSc.gates {
+		if strings.Contains(leakSc.gates[i].src, `(?:access|auth|(?-i:[Aa]pi|API)|credential|creds|key|passw(?:or)?d|secret|token)`) &&
+			strings.HasPrefix(leakSc.gates[i].src, `(?i)[\w.-]{0,50}?`) {
+			generic = i
+		}
+	}
+	if generic < 0 {
+		t.Fatal("gitleaks' generic-api-key expression not found")
+	}
+	g := &leakSc.gates[generic]
+	g.init()
+	if g.anchored == nil {
+		t.Errorf("the generic rule's gate is not anchored at its keywords")
+	}
+}
+
+// asciiLookalikes holds every character that strings.ToLower turns into
+// ASCII, or that case folds with an ASCII letter.
+func TestASCIILookalikes(t *testing.T) {
+	var found []string
+	for c := rune(utf8.RuneSelf); c <= unicode.MaxRune; c++ {
+		if !utf8.ValidRune(c) {
+			continue
+		}
+		ascii := unicode.ToLower(c) < utf8.RuneSelf
+		for f := unicode.SimpleFold(c); f != c; f = unicode.SimpleFold(f) {
+			if f < utf8.RuneSelf {
+				ascii = true
+			}
+		}
+		if ascii {
+			found = append(found, string(c))
+		}
+	}
+	slices.Sort(found)
+	want := slices.Clone(asciiLookalikes)
+	slices.Sort(want)
+	if !slices.Equal(found, want) {
+		t.Errorf("characters that lower-case or fold into ASCII: %q, asciiLookalikes has %q", found, want)
+	}
+}
+
+// kwMatcher finds what a naive lower-cased search finds.
+func TestKWMatcher(t *testing.T) {
+	words := []string{"sk", "task", "key", "ey", "password", "pass", "a", "secret_key", "_key", "he", "she", "his", "hers"}
+	m := newKWMatcher(words)
+	rng := rand.New(rand.NewPCG(1, 2))
+	alphabet := "aAsSkKtTyYeEpPwWdDrRhHiIo_ -:\x80é"
+	for range 2000 {
+		n := rng.IntN(40)
+		var b strings.Builder
+		for range n {
+			b.WriteByte(alphabet[rng.IntN(len(alphabet))])
+		}
+		s := b.String()
+		type hit struct{ id, end int }
+		var got, want []hit
+		m.scan(s, func(id, end int) bool {
+			got = append(got, hit{id, end})
+			return true
+		})
+		lower := []byte(s)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		for end := 1; end <= len(lower); end++ {
+			for id, w := range m.words {
+				if end >= len(w) && string(lower[end-len(w):end]) == w {
+					want = append(want, hit{id, end})
+				}
+			}
+		}
+		slices.SortFunc(got, func(a, b hit) int { return (a.end-b.end)*1000 + a.id - b.id })
+		slices.SortFunc(want, func(a, b hit) int { return (a.end-b.end)*1000 + a.id - b.id })
+		if !slices.Equal(got, want) {
+			t.Fatalf("%q: got %v, want %v", s, got, want)
+		}
+	}
+}
