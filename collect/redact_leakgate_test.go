@@ -242,3 +242,32 @@ func TestKWMatcher(t *testing.T) {
 		}
 	}
 }
+
+// The hint bits are the words' places in hintWords, and no token
+// ([REDACTED:0123abcd]) can make a hint: no hint word holds a bracket, lies
+// in "redacted:", is all hex digits, or runs from the colon into them.
+func TestHintWords(t *testing.T) {
+	if len(hintWords) > 64 {
+		t.Fatalf("%d hint words: more than a mask holds", len(hintWords))
+	}
+	if !slices.Equal(hintMatcher.words, hintWords) {
+		t.Fatalf("hint words changed order or case: %q", hintMatcher.words)
+	}
+	const hex = "0123456789abcdef"
+	for _, w := range hintWords {
+		if strings.ContainsAny(w, "[]") || strings.Contains("redacted:", w) || strings.Trim(w, hex) == "" {
+			t.Errorf("hint %q can be made by a token", w)
+		}
+		if i := strings.IndexByte(w, ':'); i >= 0 && strings.HasSuffix("redacted:", w[:i+1]) && strings.Trim(w[i+1:], hex) == "" {
+			t.Errorf("hint %q can be made by a token", w)
+		}
+	}
+	for i, w := range hintWords {
+		if h := lineHints("x " + strings.ToUpper(w) + " y"); h&(1<<i) == 0 {
+			t.Errorf("lineHints misses %q", w)
+		}
+	}
+	if h := lineHints("[REDACTED:0123abcd][REDACTED:deadbeef]"); h != 0 {
+		t.Errorf("tokens make hints %b", h)
+	}
+}

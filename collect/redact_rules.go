@@ -42,18 +42,19 @@ var (
 )
 
 // redactSQL replaces the passwords and secrets SQL statements carry.
-func (r *Redactor) redactSQL(line string, t tally) string {
-	hasPw, hasSecret := containsFold(line, "password"), containsFold(line, "secret")
+// h is the line's hints (lineHints).
+func (r *Redactor) redactSQL(line string, h uint64, t tally) string {
+	hasPw, hasSecret := h&hintPassword != 0, h&hintSecret != 0
 	if hasPw {
 		line = replaceGroup(line, sqlPasswordRe, 1, func(v string) string { return r.tokenIfSecret(v, ruleSQL, t) })
 	}
 	if hasSecret {
 		line = replaceGroup(line, sqlSecretAsRe, 1, func(v string) string { return r.tokenIfSecret(v, ruleSQL, t) })
 	}
-	if containsFold(line, "secure_compare") {
+	if h&hintSecureCompare != 0 {
 		line = replaceGroup(line, secureCompareRe, 1, func(v string) string { return r.tokenIfSecret(v, ruleSecureComp, t) })
 	}
-	if (hasPw || hasSecret || containsFold(line, "license")) && containsFold(line, "set ") {
+	if (hasPw || hasSecret || h&hintLicense != 0) && h&hintSet != 0 {
 		for _, m := range sqlSetRe.FindAllStringSubmatchIndex(line, -1) {
 			if ok, _ := r.secretName(line[m[2]:m[3]]); ok {
 				v := line[m[4]:m[5]]
@@ -287,11 +288,6 @@ func (r *Redactor) redactNameSpaceValue(line string, t tally) string {
 	}
 	t.add(ruleAssignment)
 	return line[:m[4]] + r.Token(v) + line[m[5]:]
-}
-
-// hasFreeTextHint tells whether a line may hold one of freeTextRe's words.
-func hasFreeTextHint(line string) bool {
-	return containsFold(line, "pass") || containsFold(line, "pwd") || containsFold(line, "token") || containsFold(line, "api")
 }
 
 // quotedName finds `"name": "X"` (quotes possibly escaped) in line without

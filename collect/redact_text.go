@@ -353,6 +353,7 @@ var (
 
 // redactLine redacts one line (with its line ending, if any).
 func (r *Redactor) redactLine(line string, st *textState, t tally) string {
+	h := lineHints(line)
 	if st.inPEM {
 		if loc := pemEndRe.FindStringIndex(line); loc != nil {
 			st.inPEM = false
@@ -364,7 +365,7 @@ func (r *Redactor) redactLine(line string, st *textState, t tally) string {
 		// Not base64: the block was cut short; this line is ordinary text.
 		st.inPEM = false
 	}
-	if strings.Contains(line, "-----BEGIN") {
+	if h&hintBegin != 0 && strings.Contains(line, "-----BEGIN") {
 		if pemInlineRe.MatchString(line) {
 			line = replaceGroup(line, pemInlineRe, 3, func(v string) string {
 				return r.tokenCount(v, rulePrivateKey, t)
@@ -390,9 +391,13 @@ func (r *Redactor) redactLine(line string, st *textState, t tally) string {
 		})
 	}
 	line = r.redactFlagLines(line, st, t)
-	line = r.redactEnvPair(line, st, t)
-	line = r.redactWebhooks(line, t)
-	if strings.Contains(line, "://") && strings.Contains(line, "@") {
+	if st.pairName || h&hintName != 0 {
+		line = r.redactEnvPair(line, st, t)
+	}
+	if h&hintWebhook != 0 {
+		line = r.redactWebhooks(line, t)
+	}
+	if h&hintURL != 0 && strings.Contains(line, "@") {
 		line = replaceGroup(line, userinfoRe, 1, func(v string) string {
 			// host:8080/path@x is a port and a path, not a password
 			if i := strings.IndexByte(v, '/'); i >= 0 && allDigits(v[:i]) {
@@ -405,28 +410,30 @@ func (r *Redactor) redactLine(line string, st *textState, t tally) string {
 			return r.Token(v)
 		})
 	}
-	if strings.ContainsAny(line, "=:") {
+	// a key that looks secret holds a hint, so a line without one has no
+	// such assignment (unless a --redact-config key pattern names one)
+	if (h&secretHintMask != 0 || len(r.keys) > 0) && strings.ContainsAny(line, "=:") {
 		line = r.redactAssignments(line, t)
 	}
-	if hasSecretHint(line) {
-		line = r.redactSQL(line, t)
+	if h&secretHintMask != 0 {
+		line = r.redactSQL(line, h, t)
 		if strings.Contains(line, "-") {
 			line = r.redactFlags(line, t)
 		}
-		if hasFreeTextHint(line) {
+		if h&freeTextHintMask != 0 {
 			line = r.redactFreeText(line, t)
 		}
 		if len(line) < 512 && strings.Count(strings.TrimSpace(line), " ") <= 8 {
 			line = r.redactNameSpaceValue(line, t)
 		}
 	}
-	if strings.Contains(line, "AKIA") || strings.Contains(line, "ASIA") {
+	if h&(hintAKIA|hintASIA) != 0 && (strings.Contains(line, "AKIA") || strings.Contains(line, "ASIA")) {
 		line = replaceGroup(line, awsKeyIDRe, 1, func(v string) string {
 			t.add(ruleAWSKeyID)
 			return r.Token(v)
 		})
 	}
-	if strings.Contains(line, "earer") || strings.Contains(line, "EARER") {
+	if h&hintEarer != 0 {
 		line = replaceGroup(line, bearerRe, 1, func(v string) string {
 			t.add(ruleBearer)
 			return r.Token(v)
@@ -470,28 +477,6 @@ func hasPrefixFold(s, prefix string) bool {
 		}
 	}
 	return true
-}
-
-// containsFold reports whether s contains the lower-case ASCII needle,
-// ignoring ASCII case, without allocating.
-func containsFold(s, needle string) bool {
-	n := len(needle)
-	for i := 0; i+n <= len(s); i++ {
-		j := 0
-		for ; j < n; j++ {
-			c := s[i+j]
-			if 'A' <= c && c <= 'Z' {
-				c += 'a' - 'A'
-			}
-			if c != needle[j] {
-				break
-			}
-		}
-		if j == n {
-			return true
-		}
-	}
-	return false
 }
 
 // replaceGroup replaces capture group g (0: the whole match) of every match
