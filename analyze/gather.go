@@ -45,8 +45,6 @@ type Gathered struct {
 
 	podTexts []podText // kubectl describe and get-pods text, parsed
 
-	scrapes scrapeGate // scrapes held until the collection window is known
-
 	needTree bool         // some rule reads await-tree dumps
 	dumps    []parsedDump // the await-tree dumps found, in bundle order
 }
@@ -135,7 +133,9 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 		ev.files = append(ev.files, fileInfo{path: e.Path, kind: e.Kind, pod: e.Pod, container: e.Container})
 		if err := ev.add(e); err != nil {
 			problem("%s", namingFile(err, e.Path))
-			ev.unreadable[e.Path] = err.Error()
+			if !errors.Is(err, sqlstore.ErrLimit) { // a dump cut by a cap is read, in part
+				ev.unreadable[e.Path] = err.Error()
+			}
 		}
 	}
 	ev.finish()
@@ -185,7 +185,7 @@ func (ev *Gathered) add(e *bundle.Entry) error {
 			ev.Pods = pods
 		}
 	case bundle.KindMetricsScrape:
-		return ev.addScrape(e)
+		return ev.Metrics.AddScrape(e.Path, e.Pod, e.ScrapedAt, e)
 	case bundle.KindPrometheusRange:
 		return ev.Metrics.AddRange(e.Path, e)
 	case bundle.KindSQLTable:
@@ -224,7 +224,7 @@ var knownRoles = []string{"meta", "compute", "frontend", "compactor", "standalon
 func (ev *Gathered) finish() {
 	ev.podsFromText()
 	ev.noteLogStats()
-	ev.flushScrapes()
+	ev.dropScrapesOutsideWindow()
 	ev.components = map[string]string{}
 	for _, p := range ev.Pods {
 		if p.Component != "" {

@@ -1,6 +1,8 @@
 package analyze
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"io/fs"
 	"os"
@@ -155,25 +157,9 @@ func TestScrapeNearWindowKept(t *testing.T) {
 	}
 }
 
-// Without a manifest the scrapes are held (up to a cap) until the window is
-// known; past the cap the window is worked out from those held so far, and
-// a misdated scrape after that is still left out. Two scrapes, one of them
-// misdated, are judged by the plausible one.
-func TestScrapeWindowHeldScrapesCapped(t *testing.T) {
-	old := maxPendingScrapeBytes
-	maxPendingScrapeBytes = 2 << 10
-	defer func() { maxPendingScrapeBytes = old }()
-	// z-pod sorts after or-risingwave-compute-0: read when the cap has
-	// already fixed the window.
-	file := "metrics/z-pod/253402300799000.prom"
-	rep := analyzeReplay(t, replayBundle(t, map[string]string{file: "up 1\n"}))
-	if p := problemNaming(rep, file); !strings.Contains(p, "far outside the collection window") {
-		t.Errorf("problems %q do not report %s", rep.Bundle.Problems, file)
-	}
-	if !replayFires(rep) {
-		t.Errorf("offset-replay does not fire: %+v", rep.Findings)
-	}
-
+// Two scrapes, one of them misdated, are judged by the one that can be a
+// RisingWave scrape, not by the lower middle of the two.
+func TestScrapeWindowTwoScrapes(t *testing.T) {
 	dir := t.TempDir()
 	for p, body := range map[string]string{
 		"metrics/p/1000.prom":          "up 1\n",
@@ -190,5 +176,43 @@ func TestScrapeWindowHeldScrapesCapped(t *testing.T) {
 	defer ev.Close()
 	if len(ev.Info.Problems) != 1 || !strings.HasPrefix(ev.Info.Problems[0], "metrics/p/1000.prom: scraped at 1970-01-01") {
 		t.Errorf("problems %q, want the 1970 scrape's alone", ev.Info.Problems)
+	}
+	if got := ev.Metrics.ScrapeTimes(); len(got) != 1 || got[0].Year() != 2026 {
+		t.Errorf("scrapes kept: %v, want the 2026 one", got)
+	}
+}
+
+// A manifest read after the scrapes (an archive written in another order)
+// still sets the window.
+func TestScrapeWindowManifestLast(t *testing.T) {
+	var buf bytes.Buffer
+	zw := tar.NewWriter(&buf)
+	for _, f := range []struct{ name, body string }{
+		{"metrics/p/1795982445000.prom", "up 1\n"},
+		{"metrics/p/1795723245000.prom", "up 1\n"}, // 3 days before
+		{"manifest.json", `{"format_version":1,"collected_at":"2026-11-29T19:59:50Z","finished_at":"2026-11-29T20:01:00Z","complete":true,"files":[]}`},
+	} {
+		if err := zw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := zw.Write([]byte(f.body)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "b.tar")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ev, err := Gather(context.Background(), p, nil, bundle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	if len(ev.Info.Problems) != 1 || !strings.Contains(ev.Info.Problems[0], "metrics/p/1795723245000.prom: scraped at 2026-11-26") ||
+		!strings.Contains(ev.Info.Problems[0], "manifest.json") {
+		t.Errorf("problems %q, want the early scrape's, by the manifest's window", ev.Info.Problems)
 	}
 }
