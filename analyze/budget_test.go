@@ -246,3 +246,47 @@ func BenchmarkBuiltinRuleCost(b *testing.B) {
 	b.ReportMetric(float64(tsteps), "max-template-steps")
 	b.ReportMetric(slowest.Seconds(), "max-rule-s")
 }
+
+// A SQL signal stopped by the SQL store's limits, or by the rule's time
+// limit, is the rule's error naming the limit; the other rules still run.
+// (rwdiag sql and the fallback queries are not involved: a fallback is tried
+// only when the query fails for what the dump lacks.)
+func TestSQLBudgetIsRuleError(t *testing.T) {
+	dir := replayBundle(t, nil)
+	sqlRule := func(id, q string) string {
+		return fmt.Sprintf(`  - id: %s
+    pattern: budget
+    severity: warning
+    title: t
+    signals:
+      n:
+        sql: %s
+        sql_fallback: ['SELECT 1 AS i FROM rw_sources']
+    condition: len(n) > 0
+    summary: s
+    remediation: r
+`, id, quoteYAML(q))
+	}
+	budget := DefaultBudget
+	budget.Time = 2 * time.Second
+	start := time.Now()
+	rep := evalWithin(t, dir, budget,
+		sqlRule("endless-count", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) AS c FROM n"),
+		sqlRule("endless-rows", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n"),
+		budgetRule("still-runs", "", "true", "s"))
+	if d := time.Since(start); d > 40*time.Second {
+		t.Errorf("took %v", d)
+	}
+	for _, id := range []string{"endless-count", "endless-rows"} {
+		t.Logf("%s: %s", id, ruleResult(rep, id).Reason)
+	}
+	if r := ruleResult(rep, "endless-count"); r.Status != RuleError || !strings.Contains(r.Reason, "time limit of 2s") {
+		t.Errorf("endless-count: %s %q, want its time limit", r.Status, r.Reason)
+	}
+	if r := ruleResult(rep, "endless-rows"); r.Status != RuleError || !(strings.Contains(r.Reason, "limit") || strings.Contains(r.Reason, "rows")) {
+		t.Errorf("endless-rows: %s %q, want a row or time limit", r.Status, r.Reason)
+	}
+	if s := ruleResult(rep, "still-runs"); s.Status == RuleError {
+		t.Errorf("the other rule: %s %q", s.Status, s.Reason)
+	}
+}

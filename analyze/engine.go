@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"math"
 	"regexp"
@@ -15,6 +16,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 
 	"github.com/rwdiag/rwdiag/analyze/kube"
+	"github.com/rwdiag/rwdiag/analyze/sqlstore"
 	"github.com/rwdiag/rwdiag/bundle"
 )
 
@@ -601,6 +603,11 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 				continue
 			}
 			_, rows, err := ev.SQL.Query(ctx, q)
+			if err != nil && (errors.Is(err, sqlstore.ErrLimit) || ctx.Err() != nil) {
+				// Stopped by the SQL budget: the rule's error, not a
+				// reason to try the fallback.
+				return nil, err
+			}
 			if err != nil {
 				// A column this RisingWave version lacks: try the fallback.
 				reasons = append(reasons, err.Error())
