@@ -3,6 +3,7 @@ package analyze
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -105,7 +106,10 @@ func readYAMLFiles(paths []string, parse func(name string, data []byte) error) P
 			continue
 		}
 		for _, f := range files {
-			data, err := os.ReadFile(f)
+			data, err := readRuleFile(f)
+			if err == nil && len(data) > maxRuleFileBytes {
+				err = fmt.Errorf("larger than %d MiB: not a rule file", maxRuleFileBytes>>20)
+			}
 			if err != nil {
 				probs = append(probs, &Problem{File: f, Msg: err.Error()})
 				continue
@@ -206,6 +210,17 @@ func duplicateIDs(rules []*Rule) Problems {
 	return probs
 }
 
+// readRuleFile reads a file of at most maxRuleFileBytes (one byte more, to
+// tell it is larger).
+func readRuleFile(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, maxRuleFileBytes+1))
+}
+
 func isYAML(p string) bool {
 	return strings.HasSuffix(p, ".yaml") || strings.HasSuffix(p, ".yml")
 }
@@ -251,6 +266,9 @@ func parseRules(name string, data []byte) ([]*Rule, Problems, error) {
 
 func (l *loader) parse(data []byte) ([]*Rule, error) {
 	name := l.file
+	if err := checkRuleFileShape(data); err != nil {
+		return nil, Problems{{File: name, Msg: err.Error()}}
+	}
 	l.lines = strings.Split(string(data), "\n")
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
@@ -260,6 +278,15 @@ func (l *loader) parse(data []byte) ([]*Rule, error) {
 		return nil, Problems{{File: name, Msg: "want exactly one YAML document"}}
 	}
 	body := file.Docs[0].Body
+	// Aliases repeat what they name: a few lines can stand for millions of
+	// expressions (a "billion laughs"). Rule files write values out.
+	for _, typ := range []ast.NodeType{ast.AliasType, ast.MergeKeyType} {
+		if nodes := ast.Filter(typ, body); len(nodes) > 0 {
+			ps := nodePos(nodes[0])
+			return nil, Problems{{File: name, Line: ps.line, Column: ps.col,
+				Msg: "YAML aliases (*name) and merge keys (<<) are not supported in rule files: write the value out"}}
+		}
+	}
 	if kind := topLevelString(body, "kind"); kind == KindRuleTest {
 		return nil, nil
 	}
@@ -295,6 +322,36 @@ func (l *loader) parse(data []byte) ([]*Rule, error) {
 		return rules, l.probs
 	}
 	return rules, nil
+}
+
+// Rule files are small (the built-in ones are under 64 KiB); these bound
+// what a hostile one costs the YAML parser, which is slow on deep nesting.
+const (
+	maxRuleFileBytes = 4 << 20
+	maxRuleNesting   = 64
+)
+
+// checkRuleFileShape rejects a rule file too large, or with brackets nested
+// too deep, to be a rule file, before it is parsed.
+func checkRuleFileShape(data []byte) error {
+	if len(data) > maxRuleFileBytes {
+		return fmt.Errorf("larger than %d MiB: not a rule file", maxRuleFileBytes>>20)
+	}
+	depth, line := 0, 1
+	for _, c := range data {
+		switch c {
+		case '[', '{', '(':
+			depth++
+			if depth > maxRuleNesting {
+				return fmt.Errorf("line %d: brackets nested more than %d deep: not a rule file", line, maxRuleNesting)
+			}
+		case ']', '}', ')':
+			depth = max(depth-1, 0)
+		case '\n':
+			line++
+		}
+	}
+	return nil
 }
 
 type pos struct{ line, col int }
