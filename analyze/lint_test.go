@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -70,4 +71,24 @@ rules:
 		!strings.Contains(got[0]+got[1], "signals.fine.promql") || !strings.HasPrefix(got[0], "w.yaml:") {
 		t.Errorf("warnings %q", got)
 	}
+}
+
+// The lets of a file are run on empty rows while loading, to learn their
+// types; all of them together run within one small budget, so a file of
+// many costly lets loads in seconds.
+func TestCostlyLetsLoadQuickly(t *testing.T) {
+	var lets strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&lets, "      - l%d: 'first(map(1..900000, {#}))'\n", i)
+	}
+	data := "apiVersion: rwdiag/v1\nkind: RuleSet\nrules:\n  - id: lets\n    pattern: p\n    severity: info\n    title: t\n" +
+		"    signals:\n      up: {promql: up}\n    let:\n" + lets.String() + "    condition: l0 != nil\n    summary: s\n    remediation: r\n"
+	start := time.Now()
+	if _, err := ParseRules("lets.yaml", []byte(data)); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("loading took %v", d)
+	}
+	t.Logf("loaded in %v", time.Since(start))
 }

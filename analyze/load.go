@@ -363,6 +363,9 @@ type loader struct {
 	warns Problems
 	rule  string
 	lines []string // the file's lines, for positions the parser leaves out
+	// witness bounds the expressions run while loading the file (see
+	// typeWitness).
+	witness *budget
 }
 
 func (l *loader) yamlProblem(err error) *Problem {
@@ -654,7 +657,10 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 				if p != nil {
 					r.lets = append(r.lets, namedProgram{name: name, prog: p})
 				}
-				env[name] = typeWitness(p, env)
+				if l.witness == nil {
+					l.witness = newBudget(nil, witnessBudget)
+				}
+				env[name] = typeWitness(p, env, l.witness)
 			}
 		}
 	}
@@ -771,7 +777,11 @@ func oneLine(s string) string {
 // (empty rows), e.g. [] for `c ? split(...) : []`, which can be indexed;
 // else a pointer to an empty interface, which the checker lets be used as
 // most things.
-func typeWitness(p *vm.Program, env map[string]any) (w any) {
+//
+// Every witness of a file runs within one budget (b), so a file of many
+// costly lets cannot make loading slow: once it is spent, witnesses are the
+// pointer.
+func typeWitness(p *vm.Program, env map[string]any, b *budget) (w any) {
 	var v any
 	w = &v
 	if p == nil {
@@ -781,7 +791,10 @@ func typeWitness(p *vm.Program, env map[string]any) (w any) {
 		return reflect.Zero(t).Interface()
 	}
 	defer func() { _ = recover() }() // a witness only; the rule's own run reports errors
-	env[budgetKey] = newBudget(nil, witnessBudget)
+	if b.err != nil {
+		return w
+	}
+	env[budgetKey] = b
 	defer func() { env[budgetKey] = (*budget)(nil) }()
 	if out, err := expr.Run(p, env); err == nil && out != nil {
 		return out
