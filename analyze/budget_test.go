@@ -273,11 +273,12 @@ func TestSQLBudgetIsRuleError(t *testing.T) {
 	rep := evalWithin(t, dir, budget,
 		sqlRule("endless-count", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT count(*) AS c FROM n"),
 		sqlRule("endless-rows", "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n) SELECT i FROM n"),
+		sqlRule("huge-value", "SELECT printf('%.*c', 200000000, 'x') AS s FROM rw_sources"),
 		budgetRule("still-runs", "", "true", "s"))
 	if d := time.Since(start); d > 40*time.Second {
 		t.Errorf("took %v", d)
 	}
-	for _, id := range []string{"endless-count", "endless-rows"} {
+	for _, id := range []string{"endless-count", "endless-rows", "huge-value"} {
 		t.Logf("%s: %s", id, ruleResult(rep, id).Reason)
 	}
 	if r := ruleResult(rep, "endless-count"); r.Status != RuleError || !strings.Contains(r.Reason, "time limit of 2s") {
@@ -285,6 +286,9 @@ func TestSQLBudgetIsRuleError(t *testing.T) {
 	}
 	if r := ruleResult(rep, "endless-rows"); r.Status != RuleError || !(strings.Contains(r.Reason, "limit") || strings.Contains(r.Reason, "rows")) {
 		t.Errorf("endless-rows: %s %q, want a row or time limit", r.Status, r.Reason)
+	}
+	if r := ruleResult(rep, "huge-value"); r.Status != RuleError || !strings.Contains(r.Reason, "MaxValueBytes") {
+		t.Errorf("huge-value: %s %q, want the SQL store's value limit", r.Status, r.Reason)
 	}
 	if s := ruleResult(rep, "still-runs"); s.Status == RuleError {
 		t.Errorf("the other rule: %s %q", s.Status, s.Reason)
