@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -38,7 +39,8 @@ type collector struct {
 	parent context.Context
 
 	progress Progress
-	sem      chan struct{}
+	sem      chan struct{} // calls in flight (Concurrency)
+	cpu      chan struct{} // logs being redacted (GOMAXPROCS)
 	wg       sync.WaitGroup
 
 	// tmpDir holds log streams while they are cut to size.
@@ -86,6 +88,7 @@ func Run(ctx context.Context, opts Options, progress Progress) (*Result, error) 
 		run: run, hard: hard, parent: ctx,
 		progress: progress,
 		sem:      make(chan struct{}, opts.Concurrency),
+		cpu:      make(chan struct{}, runtime.GOMAXPROCS(0)),
 		logs:     &logBudget{remaining: opts.LogBudget},
 	}
 	finished := make(chan struct{})

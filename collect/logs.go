@@ -129,8 +129,10 @@ func logTasks(pods []*corev1.Pod) []logTask {
 	return tasks
 }
 
-// spawnLogs starts the log tasks in order. They download concurrently, but
-// claim from the budget and write in that order, each after the one before.
+// spawnLogs starts the log tasks in order. They download concurrently, and
+// claim from the budget in that order, each after the one before; once a
+// log has claimed its share, the next may claim while it is written, so
+// logs are redacted in parallel (at most GOMAXPROCS at once).
 func (c *collector) spawnLogs(pods []*corev1.Pod) {
 	prev := make(chan struct{})
 	close(prev)
@@ -143,8 +145,10 @@ func (c *collector) spawnLogs(pods []*corev1.Pod) {
 		}
 		wait := prev
 		started := c.spawn(StepLogs, target, path, func(release func()) error {
-			defer close(done)
-			return c.collectLog(t, path, wait, release)
+			var once sync.Once
+			claimed := func() { once.Do(func() { close(done) }) }
+			defer claimed()
+			return c.collectLog(t, path, wait, release, claimed)
 		})
 		if !started {
 			go func() {
@@ -160,8 +164,9 @@ func (c *collector) spawnLogs(pods []*corev1.Pod) {
 }
 
 // collectLog fetches one log into a tail buffer, waits for its turn, claims
-// from the budget and writes the newest lines it may keep.
-func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, release func()) error {
+// from the budget, calls claimed (the next log's turn) and writes the
+// newest lines it may keep.
+func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, release, claimed func()) error {
 	waitTurn := func() {
 		release()
 		select {
@@ -226,6 +231,7 @@ func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, rel
 	}
 	size := buf.Size()
 	keep := c.logs.claim(size)
+	claimed()
 	if keep == 0 && size > 0 {
 		return c.budgetSpent(buf.Total())
 	}
@@ -237,7 +243,7 @@ func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, rel
 	if err != nil {
 		return err
 	}
-	if err := c.copyText(f, path, r); err != nil {
+	if err := c.copyLog(f, path, r); err != nil {
 		f.Close()
 		return fmt.Errorf("write %s: %w", path, err)
 	}
@@ -248,6 +254,21 @@ func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, rel
 		c.setError(f, fmt.Errorf("the stream broke after %d bytes: %w", buf.Total(), streamErr))
 	}
 	return f.Close()
+}
+
+// copyLog copies a log into the bundle, redacted, holding one of the
+// run's CPU slots while it redacts: logs are written in parallel, but no
+// more of them at once than there are cores to redact them.
+func (c *collector) copyLog(f *bundle.File, path string, r io.Reader) error {
+	if c.red != nil {
+		select {
+		case c.cpu <- struct{}{}:
+			defer func() { <-c.cpu }()
+		case <-c.hard.Done():
+			return context.Cause(c.hard)
+		}
+	}
+	return c.copyText(f, path, r)
 }
 
 // stageError is a failure to keep what arrived, not of the stream.

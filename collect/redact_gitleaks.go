@@ -59,9 +59,7 @@ func (r *Redactor) redactLeaks(text string, t tally) string {
 	if len(text) < 8 {
 		return text
 	}
-	all := text
-	d, err := leakDetector()
-	if err != nil {
+	if _, err := leakDetector(); err != nil {
 		return text
 	}
 	// gitleaks' own prefilter picks the rules whose keywords occur
@@ -69,21 +67,38 @@ func (r *Redactor) redactLeaks(text string, t tally) string {
 	// the lines on which some rule can match (leakScanner), so a keyword on
 	// one line does not send the batch's other lines through that rule's
 	// expression, nor a common keyword every line.
-	var findings []report.Finding
+	var lines []span
 	gs := leakSc.newState()
-	for len(text) > 0 {
-		i := strings.IndexByte(text, '\n')
-		line := text
-		if i >= 0 {
-			line, text = text[:i+1], text[i+1:]
-		} else {
-			text = ""
+	for off := 0; off < len(text); {
+		end := len(text)
+		if i := strings.IndexByte(text[off:], '\n'); i >= 0 {
+			end = off + i + 1
 		}
-		if leakSc.mayLeak(line, gs) {
-			findings = append(findings, d.DetectString(line)...)
+		if leakSc.mayLeak(text[off:end], gs) {
+			lines = append(lines, span{off, end})
 		}
+		off = end
 	}
-	text = all
+	return r.redactLeaksIn(text, lines, t)
+}
+
+// span is a stretch [start, end) of a text.
+type span struct{ start, end int }
+
+// redactLeaksIn is redactLeaks when the lines of text that gitleaks must
+// see are known: lines.
+func (r *Redactor) redactLeaksIn(text string, lines []span, t tally) string {
+	if len(lines) == 0 {
+		return text
+	}
+	d, err := leakDetector()
+	if err != nil {
+		return text
+	}
+	var findings []report.Finding
+	for _, l := range lines {
+		findings = append(findings, d.DetectString(text[l.start:l.end])...)
+	}
 	if len(findings) == 0 {
 		return text
 	}

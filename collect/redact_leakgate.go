@@ -3,6 +3,7 @@ package collect
 import (
 	"regexp"
 	"regexp/syntax"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -38,6 +39,8 @@ import (
 // expression).
 type leakScanner struct {
 	m       *kwMatcher
+	// both: hintWords then m's words, for scanLine's single pass
+	both    *kwMatcher
 	kwRules [][]int32 // keyword id -> rules holding it
 	gates   []leakGate
 	always  []int32 // rules with an expression and no keyword: gitleaks runs them on everything
@@ -103,6 +106,7 @@ func newLeakScanner(rules map[string]config.Rule) *leakScanner {
 		}
 	}
 	ls.m = newKWMatcher(words)
+	ls.both = newKWMatcher(append(slices.Clone(hintWords), words...))
 	// newKWMatcher keeps the words' order: ids are the same
 	ls.kwRules = make([][]int32, len(words))
 	for _, p := range pairs {
@@ -131,40 +135,43 @@ func (ls *leakScanner) mayLeak(line string, st *leakState) bool {
 		st.gen = 1
 	}
 	text, shifted := line, false
-	if ls.foldAll || hasNonASCII(line) {
-		for _, f := range asciiLookalikes {
-			if ls.foldAll || strings.Contains(line, f) {
-				text, shifted = strings.ToLower(line), true
-				break
-			}
-		}
+	if ls.needsFold(line) {
+		text, shifted = strings.ToLower(line), true
 	}
 	found := false
 	ls.m.scan(text, func(id, end int) bool {
-		for _, ri := range ls.kwRules[id] {
-			g := &ls.gates[ri]
-			g.init()
-			if g.anchored != nil && !shifted {
-				if g.anchored.MatchString(line[end-len(ls.m.words[id]):]) {
-					found = true
-					return false
-				}
-				continue
-			}
-			if st.tried[ri] == st.gen {
-				continue
-			}
-			st.tried[ri] = st.gen
-			if g.whole.MatchString(line) {
-				found = true
-				return false
-			}
-		}
-		return true
+		found = ls.hit(line, id, end, shifted, st)
+		return !found
 	})
-	if found {
-		return true
+	return found || ls.alwaysGates(line)
+}
+
+// hit tells whether a gate of a rule with keyword id, found in line
+// ending at end, passes; shifted: the line was lower-cased for the scan,
+// so end is no offset in line.
+func (ls *leakScanner) hit(line string, id, end int, shifted bool, st *leakState) bool {
+	for _, ri := range ls.kwRules[id] {
+		g := &ls.gates[ri]
+		g.init()
+		if g.anchored != nil && !shifted {
+			if g.anchored.MatchString(line[end-len(ls.m.words[id]):]) {
+				return true
+			}
+			continue
+		}
+		if st.tried[ri] == st.gen {
+			continue
+		}
+		st.tried[ri] = st.gen
+		if g.whole.MatchString(line) {
+			return true
+		}
 	}
+	return false
+}
+
+// alwaysGates tells whether a rule without keywords may match line.
+func (ls *leakScanner) alwaysGates(line string) bool {
 	for _, ri := range ls.always {
 		g := &ls.gates[ri]
 		g.init()
@@ -173,6 +180,46 @@ func (ls *leakScanner) mayLeak(line string, st *leakState) bool {
 		}
 	}
 	return false
+}
+
+// needsFold tells whether line's keywords must be found in its lower-cased
+// form, as gitleaks finds them: it holds an ASCII look-alike (or some
+// keyword is not ASCII and the line is not either).
+func (ls *leakScanner) needsFold(line string) bool {
+	if !hasNonASCII(line) {
+		return false
+	}
+	if ls.foldAll {
+		return true
+	}
+	for _, f := range asciiLookalikes {
+		if strings.Contains(line, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// scanLine is lineHints and mayLeak in one pass over line.
+func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak bool) {
+	if ls.needsFold(line) {
+		return lineHints(line), ls.mayLeak(line, st)
+	}
+	st.gen++
+	if st.gen == 0 {
+		clear(st.tried)
+		st.gen = 1
+	}
+	nh := len(hintWords)
+	ls.both.scan(line, func(id, end int) bool {
+		if id < nh {
+			hints |= 1 << id
+		} else if !leak {
+			leak = ls.hit(line, id-nh, end, false, st)
+		}
+		return true
+	})
+	return hints, leak || ls.alwaysGates(line)
 }
 
 func hasNonASCII(s string) bool {

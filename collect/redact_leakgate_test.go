@@ -271,3 +271,20 @@ func TestHintWords(t *testing.T) {
 		t.Errorf("tokens make hints %b", h)
 	}
 }
+
+// scanLine's single pass says what lineHints and mayLeak say apart.
+func TestScanLineAgrees(t *testing.T) {
+	if _, err := leakDetector(); err != nil {
+		t.Fatal(err)
+	}
+	st := leakSc.newState()
+	lines := strings.SplitAfter(string(genLog(1<<20, 3)), "\n")
+	lines = append(lines, "password=hunter2-x9", "SK0123456789abcdef0123456789abcdef", "ghp_0123456789abcdefghijABCDEFGHIJ012345",
+		"é api_key: Zx8d7f6g5h4j3k2l1q0w", "\u212aey=Zx8d7f6g5h4j3k2l1q0w", "ſecret: 'Zx8d7f6g5h4j3k2l1q0w'")
+	for _, l := range lines {
+		h, leak := leakSc.scanLine(l, st)
+		if wh, wl := lineHints(l), leakSc.mayLeak(l, st); h != wh || leak != wl {
+			t.Errorf("%q: scanLine %b %v, lineHints and mayLeak %b %v", l, h, leak, wh, wl)
+		}
+	}
+}

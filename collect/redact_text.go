@@ -60,12 +60,18 @@ func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, e
 	var st textState
 	var line []byte
 	var batch strings.Builder
+	var leaks []span // the batch's lines gitleaks must see
+	var gs *leakState
+	if _, err := leakDetector(); err == nil {
+		gs = leakSc.newState()
+	}
 	flush := func() error {
 		if batch.Len() == 0 {
 			return nil
 		}
-		out := r.redactLeaks(batch.String(), t)
+		out := r.redactLeaksIn(batch.String(), leaks, t)
 		batch.Reset()
+		leaks = leaks[:0]
 		_, err := io.WriteString(dst, out)
 		return err
 	}
@@ -91,7 +97,25 @@ func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, e
 			return r.commit(path, t), rerr
 		}
 		if len(line) > 0 {
-			batch.WriteString(r.redactLine(string(line), &st, t))
+			// one pass finds the line's hints and tells whether gitleaks
+			// may find something in it; when rwdiag's rules changed the
+			// line, gitleaks' part is asked again of what they left
+			in := string(line)
+			var h uint64
+			leak := false
+			if gs != nil {
+				h, leak = leakSc.scanLine(in, gs)
+			} else {
+				h = lineHints(in)
+			}
+			out := r.redactLineHints(in, h, &st, t)
+			if out != in && gs != nil {
+				leak = leakSc.mayLeak(out, gs)
+			}
+			if leak {
+				leaks = append(leaks, span{batch.Len(), batch.Len() + len(out)})
+			}
+			batch.WriteString(out)
 			line = line[:0]
 			if batch.Len() >= leakBatch {
 				if werr := flush(); werr != nil {
@@ -353,7 +377,11 @@ var (
 
 // redactLine redacts one line (with its line ending, if any).
 func (r *Redactor) redactLine(line string, st *textState, t tally) string {
-	h := lineHints(line)
+	return r.redactLineHints(line, lineHints(line), st, t)
+}
+
+// redactLineHints is redactLine when the line's hints are known.
+func (r *Redactor) redactLineHints(line string, h uint64, st *textState, t tally) string {
 	if st.inPEM {
 		if loc := pemEndRe.FindStringIndex(line); loc != nil {
 			st.inPEM = false
