@@ -38,7 +38,7 @@ import (
 // lost (TestLeakGateSound checks it on lines made from every rule's
 // expression).
 type leakScanner struct {
-	m       *kwMatcher
+	m *kwMatcher
 	// both: hintWords then m's words, for scanLine's single pass
 	both    *kwMatcher
 	kwRules [][]int32 // keyword id -> rules holding it
