@@ -166,3 +166,19 @@ func BenchmarkRedactLogMixed(b *testing.B) {
 		r.TextStream("logs/rw/compute-0/compute.log", io.Discard, bytes.NewReader(data))
 	}
 }
+
+// BenchmarkScanLine is the one pass that finds a line's hints and
+// gitleaks' keywords, alone.
+func BenchmarkScanLine(b *testing.B) {
+	if _, err := leakDetector(); err != nil {
+		b.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(genLog(4<<20, 1)), "\n")
+	st := leakSc.newState()
+	b.SetBytes(4 << 20)
+	for b.Loop() {
+		for _, l := range lines {
+			leakSc.scanLine(l, st)
+		}
+	}
+}

@@ -35,12 +35,32 @@ const (
 	hintURL   // "://" of URL userinfo
 )
 
-// hintWords are the words of the hints, in the order of their bits.
-var hintWords = []string{
-	"pass", "pw", "secret", "token", "cred", "key", "auth", "sas", "sig", "cookie", "dsn", "conn", "private", "jaas",
+// hintWords are the words of the hints, in the order of their bits, then
+// more words for some bits (hintMore).
+var hintWords = append([]string{
+	"pass", "pw", "secret", "token", "cred", "key", "auth", "sas", "sig", "cookie", "dsn", "connstr", "private", "jaas",
 	"password", "license", "set ", "secure_compare", "pwd", "api",
 	"-----begin", "webhook", "akia", "asia", "earer", "name", "://",
-}
+}, hintMore...)
+
+// hintMore are the other words of hintConn: a secret name with "conn" in
+// it is a connection string (connStr, CONNECTION_STRING, conn.str), so
+// "connection" and "connector", in most RisingWave log lines, are none.
+var hintMore = []string{"conn_str", "conn-str", "conn.str", "conn str",
+	"connectionstr", "connection_str", "connection-str", "connection.str", "connection str"}
+
+// hintBits is the bit of each word of hintWords.
+var hintBits = func() []uint64 {
+	b := make([]uint64, len(hintWords))
+	for i := range b {
+		if i < len(hintWords)-len(hintMore) {
+			b[i] = 1 << i
+		} else {
+			b[i] = hintConn
+		}
+	}
+	return b
+}()
 
 // secretHintMask: the line holds a fragment of some built-in secret name
 // (secretHints; hasSecretHint).
@@ -58,7 +78,7 @@ var hintMatcher = newKWMatcher(hintWords)
 func lineHints(s string) uint64 {
 	var h uint64
 	hintMatcher.scan(s, func(id, _ int) bool {
-		h |= 1 << id
+		h |= hintBits[id]
 		return true
 	})
 	return h

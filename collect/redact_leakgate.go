@@ -44,6 +44,7 @@ type leakScanner struct {
 	kwRules [][]int32 // keyword id -> rules holding it
 	gates   []leakGate
 	always  []int32 // rules with an expression and no keyword: gitleaks runs them on everything
+	maxWord int     // the longest word of both
 	// foldAll: some keyword is not ASCII, so lines with any non-ASCII
 	// byte are lower-cased before the keyword scan.
 	foldAll bool
@@ -107,6 +108,9 @@ func newLeakScanner(rules map[string]config.Rule) *leakScanner {
 	}
 	ls.m = newKWMatcher(words)
 	ls.both = newKWMatcher(append(slices.Clone(hintWords), words...))
+	for _, w := range ls.both.words {
+		ls.maxWord = max(ls.maxWord, len(w))
+	}
 	// newKWMatcher keeps the words' order: ids are the same
 	ls.kwRules = make([][]int32, len(words))
 	for _, p := range pairs {
@@ -201,25 +205,84 @@ func (ls *leakScanner) needsFold(line string) bool {
 }
 
 // scanLine is lineHints and mayLeak in one pass over line.
+//
+// The automaton's next state depends on the last, so one scan waits for
+// each table look-up in turn; a line of some length is scanned as two
+// halves at once (the second starting early by a keyword's length less
+// one, so that every keyword ending in it is found, and reporting only
+// those that end past the first half), which keeps two look-ups in flight.
 func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak bool) {
-	if ls.needsFold(line) {
-		return lineHints(line), ls.mayLeak(line, st)
-	}
 	st.gen++
 	if st.gen == 0 {
 		clear(st.tried)
 		st.gen = 1
 	}
-	nh := len(hintWords)
-	ls.both.scan(line, func(id, end int) bool {
-		if id < nh {
-			hints |= 1 << id
-		} else if !leak {
-			leak = ls.hit(line, id-nh, end, false, st)
+	m := ls.both
+	delta, class := m.delta, &m.class
+	var high byte // every byte ORed: is the line ASCII?
+	start := 0
+	if n := len(line); n >= 4*ls.maxWord {
+		mid := n / 2
+		s2 := mid - (ls.maxWord - 1)
+		var st1, st2 uint32
+		for i := range mid {
+			c1, c2 := line[i], line[s2+i]
+			high |= c1 | c2
+			x1 := delta[st1+uint32(class[c1])]
+			x2 := delta[st2+uint32(class[c2])]
+			st1, st2 = x1&^kwOut, x2&^kwOut
+			if (x1|x2)&kwOut == 0 {
+				continue
+			}
+			if x1&kwOut != 0 {
+				hints, leak = ls.scanHit(line, st1, i+1, hints, leak, st)
+			}
+			if x2&kwOut != 0 && s2+i+1 > mid {
+				hints, leak = ls.scanHit(line, st2, s2+i+1, hints, leak, st)
+			}
 		}
-		return true
-	})
+		// the second half's rest, alone
+		state := st2
+		for i := s2 + mid; i < n; i++ {
+			c := line[i]
+			high |= c
+			x := delta[state+uint32(class[c])]
+			state = x &^ kwOut
+			if x&kwOut != 0 && i+1 > mid {
+				hints, leak = ls.scanHit(line, state, i+1, hints, leak, st)
+			}
+		}
+		start = n
+	}
+	var state uint32
+	for i := start; i < len(line); i++ {
+		c := line[i]
+		high |= c
+		x := delta[state+uint32(class[c])]
+		state = x &^ kwOut
+		if x&kwOut != 0 {
+			hints, leak = ls.scanHit(line, state, i+1, hints, leak, st)
+		}
+	}
+	if high >= utf8.RuneSelf && ls.needsFold(line) {
+		return hints, ls.mayLeak(line, st)
+	}
 	return hints, leak || ls.alwaysGates(line)
+}
+
+// scanHit takes the keywords that end at end in state of the combined
+// automaton: a hint sets its bit, a gitleaks keyword tries its rules'
+// gates until one passes.
+func (ls *leakScanner) scanHit(line string, state uint32, end int, hints uint64, leak bool, st *leakState) (uint64, bool) {
+	nh := len(hintWords)
+	for _, id := range ls.both.out[state/ls.both.nclass] {
+		if int(id) < nh {
+			hints |= hintBits[id]
+		} else if !leak {
+			leak = ls.hit(line, int(id)-nh, end, false, st)
+		}
+	}
+	return hints, leak
 }
 
 func hasNonASCII(s string) bool {

@@ -247,7 +247,7 @@ func TestKWMatcher(t *testing.T) {
 // ([REDACTED:0123abcd]) can make a hint: no hint word holds a bracket, lies
 // in "redacted:", is all hex digits, or runs from the colon into them.
 func TestHintWords(t *testing.T) {
-	if len(hintWords) > 64 {
+	if len(hintWords)-len(hintMore) > 64 {
 		t.Fatalf("%d hint words: more than a mask holds", len(hintWords))
 	}
 	if !slices.Equal(hintMatcher.words, hintWords) {
@@ -263,7 +263,7 @@ func TestHintWords(t *testing.T) {
 		}
 	}
 	for i, w := range hintWords {
-		if h := lineHints("x " + strings.ToUpper(w) + " y"); h&(1<<i) == 0 {
+		if h := lineHints("x " + strings.ToUpper(w) + " y"); h&hintBits[i] == 0 {
 			t.Errorf("lineHints misses %q", w)
 		}
 	}
@@ -286,5 +286,72 @@ func TestScanLineAgrees(t *testing.T) {
 		if wh, wl := lineHints(l), leakSc.mayLeak(l, st); h != wh || leak != wl {
 			t.Errorf("%q: scanLine %b %v, lineHints and mayLeak %b %v", l, h, leak, wh, wl)
 		}
+	}
+}
+
+// A line scanned as two halves loses no keyword at the seam.
+func TestScanLineSeam(t *testing.T) {
+	if _, err := leakDetector(); err != nil {
+		t.Fatal(err)
+	}
+	st := leakSc.newState()
+	for n := 4 * leakSc.maxWord; n < 4*leakSc.maxWord+3; n++ {
+		for _, w := range []string{"password", "secure_compare", "sk", leakSc.both.words[len(leakSc.both.words)-1]} {
+			for at := 0; at+len(w) <= n; at++ {
+				line := strings.Repeat("x", at) + w + strings.Repeat("y", n-at-len(w))
+				h, leak := leakSc.scanLine(line, st)
+				if wh, wl := lineHints(line), leakSc.mayLeak(line, st); h != wh || leak != wl {
+					t.Fatalf("%q at %d of %d: scanLine %b %v, lineHints and mayLeak %b %v", w, at, n, h, leak, wh, wl)
+				}
+				if w == "password" && h&hintPassword == 0 {
+					t.Fatalf("%q at %d of %d: not found", w, at, n)
+				}
+			}
+		}
+	}
+}
+
+// Every name the built-in classifier takes for a secret holds a secret
+// hint, so a line whose hints have none holds no secret name: names made
+// at random of secret words, their look-alikes and qualifiers, joined in
+// every way names are written.
+func TestSecretNamesHaveHints(t *testing.T) {
+	parts := []string{"password", "passwd", "pass", "pw", "pwd", "passphrase", "passcode", "secret", "secrets", "token",
+		"credential", "credentials", "creds", "cred", "api", "key", "apikey", "private", "access", "license", "master",
+		"auth", "authorization", "oauth", "basic", "sas", "sig", "cookie", "dsn", "conn", "connection", "connector",
+		"string", "str", "jaas", "requirepass", "masterauth", "ssl", "storage", "client", "db", "pg", "mysql", "root",
+		"redis", "admin", "user", "name", "id", "file", "url", "kafka", "sasl", "tokenizer", "keyspace", "bypass", "x", "2"}
+	seps := []string{"", "_", "-", ".", " "}
+	rng := rand.New(rand.NewPCG(5, 6))
+	secret := 0
+	for range 200000 {
+		n := 1 + rng.IntN(4)
+		var b strings.Builder
+		sep := seps[rng.IntN(len(seps))]
+		upper := rng.IntN(3)
+		for i := range n {
+			p := parts[rng.IntN(len(parts))]
+			if i > 0 {
+				b.WriteString(sep)
+			}
+			switch {
+			case upper == 0:
+				p = strings.ToUpper(p)
+			case upper == 1 && i > 0:
+				p = strings.ToUpper(p[:1]) + p[1:]
+			}
+			b.WriteString(p)
+		}
+		name := b.String()
+		if !looksSecret(name) {
+			continue
+		}
+		secret++
+		if lineHints(name)&secretHintMask == 0 {
+			t.Fatalf("%q is a secret name and holds no secret hint", name)
+		}
+	}
+	if secret < 1000 {
+		t.Fatalf("only %d secret names made", secret)
 	}
 }
