@@ -48,7 +48,7 @@ type Budget struct {
 var DefaultBudget = Budget{
 	Time:          2 * time.Minute,
 	ExprSteps:     200_000_000,
-	ExprBytes:     8 << 30,
+	ExprBytes:     2 << 30,
 	MaxValueBytes: 256 << 20,
 	TemplateSteps: 10_000_000,
 	SummaryBytes:  1 << 20,
