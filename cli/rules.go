@@ -8,6 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/internal/termtext"
 	"github.com/rwdiag/rwdiag/rules"
 )
 
@@ -58,7 +59,7 @@ func rulesListCommand() *ucli.Command {
 				if versions == "" {
 					versions = "all"
 				}
-				if err := t.Append([]string{r.ID, r.Pattern, r.Severity.String(), versions, strings.Join(kinds, ", "), r.File, status}); err != nil {
+				if err := t.Append(termtext.Strings([]string{r.ID, r.Pattern, r.Severity.String(), versions, strings.Join(kinds, ", "), r.File, status}, termtext.Name)); err != nil {
 					return err
 				}
 			}
@@ -93,7 +94,7 @@ func rulesLintCommand() *ucli.Command {
 			}
 			errs, warns := 0, 0
 			for _, p := range probs {
-				fmt.Fprintln(c.App.Writer, p.Error())
+				fmt.Fprintln(c.App.Writer, termtext.Escape(p.Error(), termtext.Lines))
 				if p.Warning {
 					warns++
 				} else {
@@ -157,7 +158,7 @@ func runRulesTest(c *ucli.Context) error {
 	for _, r := range results {
 		if !r.Pass {
 			failed++
-			fmt.Fprint(c.App.Writer, "FAIL ", r.String())
+			fmt.Fprint(c.App.Writer, "FAIL ", termtext.Escape(r.String(), termtext.Lines))
 		}
 	}
 	fmt.Fprintf(c.App.Writer, "%d passed, %d failed\n", len(results)-failed, failed)

@@ -104,3 +104,34 @@ func TestRulesLintWarningsOnly(t *testing.T) {
 		t.Errorf("rules list --rules: %s", res)
 	}
 }
+
+// A third-party rule file is not trusted either: what lint, list and test
+// print from it (keys, ids, titles, messages) reaches the terminal escaped.
+func TestRulesOutputEscapesRuleFileText(t *testing.T) {
+	hostile := "apiVersion: rwdiag/v1\nkind: RuleSet\nrules:\n" +
+		"  - id: esc-rule\n    pattern: \"p\\e]0;pwned\\a\"\n    severity: info\n    title: \"t\\e[2J\"\n" +
+		"    signals:\n      up: {promql: up}\n    condition: len(up) > 0\n    summary: s\n    remediation: r\n" +
+		"    \"bogus\\e[31mkey\": 1\n"
+	p := writeRuleFile(t, hostile)
+	for _, args := range [][]string{{"rules", "lint", p}, {"rules", "list", "--rules", p}} {
+		res := run(t, args...)
+		out := res.stdout + res.stderr
+		if !strings.Contains(out, "bogus") && args[1] == "lint" {
+			t.Errorf("%v: the unknown key is not reported:\n%s", args, out)
+		}
+		if strings.ContainsRune(out, 0x1b) || strings.ContainsRune(out, 0x07) {
+			t.Errorf("%v: a raw control character reached the output:\n%q", args, out)
+		}
+	}
+	// a valid rule in a file whose name holds an escape sequence: list
+	// prints the file name escaped
+	valid := strings.Replace(strings.Replace(hostile, "    \"bogus\\e[31mkey\": 1\n", "", 1), `"p\e]0;pwned\a"`, "p", 1)
+	p = filepath.Join(t.TempDir(), "r\x1b]0;pwned\x07.yaml")
+	if err := os.WriteFile(p, []byte(valid), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, "rules", "list", "--rules", p)
+	if res.code != 0 || !strings.Contains(res.stdout, `\x1b]0;pwned`) || strings.ContainsRune(res.stdout, 0x1b) {
+		t.Errorf("rules list: the file name is not shown escaped:\n%v", res)
+	}
+}
