@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"regexp"
@@ -48,7 +49,7 @@ func lintPromQL(query string) []lintNote {
 	var notes []lintNote
 	for _, err := range metrics.CheckQuery(query, 0) {
 		msg := strings.TrimPrefix(err.Error(), fmt.Sprintf("query %q: ", query))
-		notes = append(notes, lintNote{msg: msg, err: strings.Contains(msg, "(metrics limit ")})
+		notes = append(notes, lintNote{msg: msg, err: errors.Is(err, metrics.ErrLimit)})
 	}
 	return notes
 }

@@ -112,6 +112,13 @@ func (e *LimitError) Error() string {
 // Is makes errors.Is(err, ErrLimit) true.
 func (e *LimitError) Is(target error) bool { return target == ErrLimit }
 
+// lintLimitError is CheckQuery's error for a query the store would refuse,
+// worded for rules lint; errors.Is(err, ErrLimit) tells it from a warning.
+type lintLimitError string
+
+func (e lintLimitError) Error() string        { return string(e) }
+func (e lintLimitError) Is(target error) bool { return target == ErrLimit }
+
 // evalError turns the engine's errors for its limits into LimitErrors;
 // callerDone tells a timeout of the caller's context from the store's.
 func evalError(query string, l Limits, maxSamples int, err error, callerDone bool) error {
@@ -143,7 +150,7 @@ func (c costCheck) check(query, qs string, expr parser.Expr) []error {
 	var errs []error
 	add := func(limit, msg string) {
 		if c.lint {
-			errs = append(errs, fmt.Errorf("query %q: %s (metrics limit %s)", query, msg, limit))
+			errs = append(errs, lintLimitError(fmt.Sprintf("query %q: %s (metrics limit %s)", query, msg, limit)))
 		} else {
 			errs = append(errs, &LimitError{Query: query, Limit: limit, Msg: msg})
 		}
@@ -265,6 +272,9 @@ const DefaultScrapeInterval = 15 * time.Second
 //     a range function that would read more than DefaultMaxSeriesWork
 //     samples per series (see Limits), which Query refuses before
 //     evaluating anything.
+//
+// The errors of the second kind, the ones Query would refuse, satisfy
+// errors.Is(err, ErrLimit); the first kind is advice.
 //
 // Grafana's variables stand for placeholder durations ($__range 1m,
 // $__interval the scrape interval), so a subquery over $__range is checked
