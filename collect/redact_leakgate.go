@@ -57,10 +57,26 @@ type leakGate struct {
 	once     sync.Once
 	whole    *regexp.Regexp // the expression without its leading optional context
 	anchored *regexp.Regexp // whole anchored at its start; nil unless every match starts with a keyword
+	// prefixes: every match of anchored starts with one of them (ASCII
+	// case ignored when fold), a check cheaper than the expression
+	prefixes []litPrefix
 }
 
 func (g *leakGate) init() {
-	g.once.Do(func() { g.whole, g.anchored = compileLeakGate(g.src, g.kws) })
+	g.once.Do(func() { g.whole, g.anchored, g.prefixes = compileLeakGate(g.src, g.kws) })
+}
+
+// startsRight tells whether s starts with one of the gate's prefixes.
+func (g *leakGate) startsRight(s string) bool {
+	for _, p := range g.prefixes {
+		if len(s) < len(p.s) {
+			continue
+		}
+		if p.fold && hasPrefixFold(s, p.s) || !p.fold && strings.HasPrefix(s, p.s) {
+			return true
+		}
+	}
+	return false
 }
 
 // leakState is a caller's scratch: which rules' unanchored gates a line
@@ -158,7 +174,8 @@ func (ls *leakScanner) hit(line string, id, end int, shifted bool, st *leakState
 		g := &ls.gates[ri]
 		g.init()
 		if g.anchored != nil && !shifted {
-			if g.anchored.MatchString(line[end-len(ls.m.words[id]):]) {
+			at := line[end-len(ls.m.words[id]):]
+			if g.startsRight(at) && g.anchored.MatchString(at) {
 				return true
 			}
 			continue
@@ -300,11 +317,11 @@ func hasNonASCII(s string) bool {
 // match of whole starts with one of kws (ASCII case ignored), else nil.
 // Anything it cannot analyse gives whole = src, anchored = nil: always
 // correct, only slower.
-func compileLeakGate(src string, kws []string) (whole, anchored *regexp.Regexp) {
+func compileLeakGate(src string, kws []string) (whole, anchored *regexp.Regexp, prefixes []litPrefix) {
 	full := regexp.MustCompile(src) // gitleaks compiled it already
 	re, err := syntax.Parse(src, syntax.Perl)
 	if err != nil {
-		return full, nil
+		return full, nil, nil
 	}
 	subs := []*syntax.Regexp{re}
 	if re.Op == syntax.OpConcat {
@@ -326,13 +343,19 @@ func compileLeakGate(src string, kws []string) (whole, anchored *regexp.Regexp) 
 		rest = re
 	}
 	if len(kws) == 0 {
-		return whole, nil
+		return whole, nil, nil
 	}
 	prefixes, ok := literalPrefixes(rest, 64)
 	if !ok || len(prefixes) == 0 {
-		return whole, nil
+		return whole, nil, nil
 	}
-	for _, p := range prefixes {
+	for i, p := range prefixes {
+		if !isASCII(p.s) {
+			return whole, nil, nil
+		}
+		if p.fold {
+			prefixes[i].s = strings.ToLower(p.s)
+		}
 		lp := strings.ToLower(p.s)
 		hit := false
 		for _, k := range kws {
@@ -342,15 +365,17 @@ func compileLeakGate(src string, kws []string) (whole, anchored *regexp.Regexp) 
 			}
 		}
 		if !hit {
-			return whole, nil
+			return whole, nil, nil
 		}
 	}
 	a, err := regexp.Compile(`^(?:` + rest.String() + `)`)
 	if err != nil {
-		return whole, nil
+		return whole, nil, nil
 	}
-	return whole, a
+	return whole, a, prefixes
 }
+
+func isASCII(s string) bool { return !hasNonASCII(s) }
 
 // droppable: a leading part of an expression the gate can leave out
 // without ever failing where the expression matches: an assertion (\b, ^)
@@ -367,10 +392,12 @@ func droppable(re *syntax.Regexp) bool {
 }
 
 // litPrefix is a string every match of an expression may start with;
-// full when the match is that string and nothing more.
+// full when the match is that string and nothing more; fold when some of
+// it is matched without regard to case.
 type litPrefix struct {
 	s    string
 	full bool
+	fold bool
 }
 
 // literalPrefixes returns strings such that every match of re starts with
@@ -380,7 +407,7 @@ func literalPrefixes(re *syntax.Regexp, max int) ([]litPrefix, bool) {
 	switch re.Op {
 	case syntax.OpLiteral:
 		s := string(re.Rune)
-		return []litPrefix{{s, true}}, true
+		return []litPrefix{{s, true, re.Flags&syntax.FoldCase != 0}}, true
 	case syntax.OpCapture:
 		return literalPrefixes(re.Sub[0], max)
 	case syntax.OpCharClass:
@@ -391,7 +418,7 @@ func literalPrefixes(re *syntax.Regexp, max int) ([]litPrefix, bool) {
 				return nil, false
 			}
 			for c := lo; c <= hi; c++ {
-				out = append(out, litPrefix{string(c), true})
+				out = append(out, litPrefix{string(c), true, false})
 			}
 		}
 		return out, len(out) > 0
@@ -414,7 +441,7 @@ func literalPrefixes(re *syntax.Regexp, max int) ([]litPrefix, bool) {
 		if re.Op == syntax.OpStar {
 			p = partial(p)
 		}
-		return append(p, litPrefix{"", true}), ok
+		return append(p, litPrefix{"", true, false}), ok
 	case syntax.OpRepeat:
 		p, ok := literalPrefixes(re.Sub[0], max)
 		if re.Min == 1 && re.Max == 1 {
@@ -422,11 +449,11 @@ func literalPrefixes(re *syntax.Regexp, max int) ([]litPrefix, bool) {
 		}
 		p = partial(p)
 		if re.Min == 0 {
-			p = append(p, litPrefix{"", true})
+			p = append(p, litPrefix{"", true, false})
 		}
 		return p, ok
 	case syntax.OpConcat:
-		cur := []litPrefix{{"", true}}
+		cur := []litPrefix{{"", true, false}}
 		for _, s := range re.Sub {
 			if !anyFull(cur) {
 				break
@@ -450,7 +477,7 @@ func literalPrefixes(re *syntax.Regexp, max int) ([]litPrefix, bool) {
 					continue
 				}
 				for _, q := range p {
-					next = append(next, litPrefix{c.s + q.s, q.full})
+					next = append(next, litPrefix{c.s + q.s, q.full, c.fold || q.fold})
 				}
 			}
 			if len(next) > max {
@@ -466,7 +493,7 @@ func literalPrefixes(re *syntax.Regexp, max int) ([]litPrefix, bool) {
 func partial(p []litPrefix) []litPrefix {
 	out := make([]litPrefix, len(p))
 	for i, x := range p {
-		out[i] = litPrefix{x.s, false}
+		out[i] = litPrefix{x.s, false, x.fold}
 	}
 	return out
 }

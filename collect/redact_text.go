@@ -7,6 +7,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"unsafe"
 
 	"github.com/rwdiag/rwdiag/bundle"
 )
@@ -59,25 +60,32 @@ func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, e
 	br := bufio.NewReaderSize(src, min(64<<10, r.lineCap))
 	var st textState
 	var line []byte
-	var batch strings.Builder
+	batch := make([]byte, 0, leakBatch+4<<10)
 	var leaks []span // the batch's lines gitleaks must see
 	var gs *leakState
 	if _, err := leakDetector(); err == nil {
 		gs = leakSc.newState()
 	}
 	flush := func() error {
-		if batch.Len() == 0 {
+		if len(batch) == 0 {
 			return nil
 		}
-		out := r.redactLeaksIn(batch.String(), leaks, t)
-		batch.Reset()
-		leaks = leaks[:0]
-		_, err := io.WriteString(dst, out)
+		var err error
+		if len(leaks) == 0 {
+			_, err = dst.Write(batch)
+		} else {
+			_, err = io.WriteString(dst, r.redactLeaksIn(string(batch), leaks, t))
+		}
+		batch, leaks = batch[:0], leaks[:0]
 		return err
 	}
 	for {
 		frag, err := br.ReadSlice('\n')
-		line = append(line, frag...)
+		whole := frag // the line, when it came in one piece
+		if len(line) > 0 || errors.Is(err, bufio.ErrBufferFull) {
+			line = append(line, frag...)
+			whole = line
+		}
 		if errors.Is(err, bufio.ErrBufferFull) && len(line) < r.lineCap {
 			continue
 		}
@@ -96,11 +104,14 @@ func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, e
 			}
 			return r.commit(path, t), rerr
 		}
-		if len(line) > 0 {
+		if len(whole) > 0 {
+			// in is the reader's buffer (or line) seen as a string: it
+			// and what redactLineHints returns are read only until the
+			// line is copied into the batch, before the next read.
+			in := unsafe.String(&whole[0], len(whole))
 			// one pass finds the line's hints and tells whether gitleaks
 			// may find something in it; when rwdiag's rules changed the
 			// line, gitleaks' part is asked again of what they left
-			in := string(line)
 			var h uint64
 			leak := false
 			if gs != nil {
@@ -113,11 +124,11 @@ func (r *Redactor) TextStream(path string, dst io.Writer, src io.Reader) (int, e
 				leak = leakSc.mayLeak(out, gs)
 			}
 			if leak {
-				leaks = append(leaks, span{batch.Len(), batch.Len() + len(out)})
+				leaks = append(leaks, span{len(batch), len(batch) + len(out)})
 			}
-			batch.WriteString(out)
+			batch = append(batch, out...)
 			line = line[:0]
-			if batch.Len() >= leakBatch {
+			if len(batch) >= leakBatch {
 				if werr := flush(); werr != nil {
 					return r.commit(path, t), werr
 				}
@@ -363,6 +374,8 @@ type textState struct {
 	pairName  bool
 	pairLines int
 	flagLine  bool // the line was a secret flag alone (kubectl describe's Args:)
+
+	asg []assignment // scratch for findAssignments
 }
 
 var (
@@ -441,7 +454,8 @@ func (r *Redactor) redactLineHints(line string, h uint64, st *textState, t tally
 	// a key that looks secret holds a hint, so a line without one has no
 	// such assignment (unless a --redact-config key pattern names one)
 	if (h&secretHintMask != 0 || len(r.keys) > 0) && strings.ContainsAny(line, "=:") {
-		line = r.redactAssignments(line, t)
+		st.asg = findAssignments(line, st.asg[:0])
+		line = r.redactAssignments(line, st.asg, t)
 	}
 	if h&secretHintMask != 0 {
 		line = r.redactSQL(line, h, t)
@@ -578,10 +592,11 @@ func (r *Redactor) tokenKeepSpace(s string) string {
 
 // redactAssignments replaces the values of assignments whose key looks
 // secret.
-func (r *Redactor) redactAssignments(line string, t tally) string {
+// as are line's assignments (findAssignments).
+func (r *Redactor) redactAssignments(line string, as []assignment, t tally) string {
 	var b strings.Builder
 	last := 0 // line[:last] is written or consumed
-	for _, a := range findAssignments(line) {
+	for _, a := range as {
 		if a.start < last {
 			continue // inside a value already replaced
 		}
@@ -637,8 +652,8 @@ type assignment struct {
 // findAssignments finds the assignments of a line, left to right, in one
 // pass: each separator is walked back from to its key. It takes the place
 // of a regular expression, which backtracked too much on long log lines.
-func findAssignments(line string) []assignment {
-	var out []assignment
+// They are appended to out.
+func findAssignments(line string, out []assignment) []assignment {
 	for i := 0; i < len(line); i++ {
 		c := line[i]
 		if c != '=' && c != ':' {
