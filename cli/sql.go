@@ -24,7 +24,7 @@ func sqlCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "sql",
 		Usage:     "query a bundle's system-table dumps (sql/*.csv) with SQL, offline",
-		UsageText: "rwdiag sql [--format table|csv|json] [--tables] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] [--max-zstd-window SIZE] BUNDLE [QUERY]",
+		UsageText: "rwdiag sql [--format table|csv|json] [--tables] [--timeout DURATION] [--max-rows N] [--max-entry-bytes SIZE] [--max-total-bytes SIZE] [--max-zstd-window SIZE] BUNDLE [QUERY]",
 		Description: "Loads every sql/<relation>.csv of BUNDLE (psql --csv output of\n" +
 			"'SELECT * FROM rw_catalog.<relation>', plus show_jobs and show_parameters) into an\n" +
 			"in-memory SQLite database, one table per file named after it, and runs QUERY: one\n" +
@@ -37,6 +37,9 @@ func sqlCommand() *ucli.Command {
 			"A file that cannot be loaded whole (a CSV syntax error) is reported on stderr with\n" +
 			"its file and line, and its rows before the error are kept. Exit status: 0 when the\n" +
 			"query ran, 2 for an SQL error, a usage error, or a bundle that cannot be read whole.\n\n" +
+			"A query stops with an error naming the limit when it runs longer than --timeout,\n" +
+			"returns more than --max-rows rows or more than 256 MiB, or builds a value over\n" +
+			"64 MiB (a recursive CTE with no end, a cross join of long values).\n\n" +
 			"Examples:\n" +
 			"   rwdiag sql bundle.tar.zst --tables\n" +
 			"   rwdiag sql bundle.tar.zst \"SELECT w.host, count(*) FROM rw_actors a JOIN rw_worker_nodes w ON a.worker_id = w.id GROUP BY w.host\"\n" +
@@ -46,6 +49,8 @@ func sqlCommand() *ucli.Command {
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT` of the output: table, csv or json"},
 			&ucli.BoolFlag{Name: "tables", Usage: "list the tables, their row counts, columns and source files"},
+			&ucli.DurationFlag{Name: "timeout", Value: sqlstore.DefaultLimits().QueryTimeout, Usage: "stop the query after `DURATION`"},
+			&ucli.IntFlag{Name: "max-rows", Value: sqlstore.DefaultLimits().MaxResultRows, Usage: "stop the query after `N` rows"},
 		}, limitFlags()...),
 		Action: runSQL,
 	}
@@ -92,7 +97,10 @@ func runSQL(c *ucli.Context) error {
 		return err
 	}
 	defer r.Close()
-	store, err := sqlstore.NewStore()
+	if c.Duration("timeout") <= 0 || c.Int("max-rows") <= 0 {
+		return &exitError{exitUsage, fmt.Errorf("sql: --timeout and --max-rows must be positive")}
+	}
+	store, err := sqlstore.NewStoreLimits(sqlstore.Limits{QueryTimeout: c.Duration("timeout"), MaxResultRows: c.Int("max-rows")})
 	if err != nil {
 		return err
 	}

@@ -207,6 +207,23 @@ func TestSQLLimits(t *testing.T) {
 	}
 }
 
+// A query that would never end or never stop returning rows stops at the
+// limit the flags set, with an error naming it, and exits 2.
+func TestSQLQueryBudget(t *testing.T) {
+	dir := writeSQLBundle(t)
+	r := run(t, "sql", "--timeout", "300ms", dir, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT count(*) FROM r")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "ran longer than 300ms (sqlstore limit QueryTimeout)") {
+		t.Errorf("endless CTE: want exit 2 naming the time limit; got %v", r)
+	}
+	r = run(t, "sql", "--max-rows", "5", "--format", "csv", dir, "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n+1 FROM r) SELECT n FROM r")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "more than 5 rows (sqlstore limit MaxResultRows)") {
+		t.Errorf("endless rows: want exit 2 naming the row limit; got %v", r)
+	}
+	if r := run(t, "sql", "--timeout", "0s", dir, "SELECT 1"); r.code != exitUsage {
+		t.Errorf("--timeout 0: want a usage error; got %v", r)
+	}
+}
+
 // A damaged archive: what came before the damage is queried, the damage is
 // reported, and the exit status says the bundle was not read whole.
 func TestSQLDamagedArchive(t *testing.T) {
