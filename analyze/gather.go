@@ -174,6 +174,10 @@ func (ev *Gathered) add(e *bundle.Entry) error {
 		if len(data) > maxKubeBytes {
 			return fmt.Errorf("larger than %d bytes; not read", maxKubeBytes)
 		}
+		if capped, n := kube.CapObjects(data, kube.MaxObjects); n > kube.MaxObjects {
+			ev.problem("%s: %d objects, more than a namespace holds; the first %d are read", e.Path, n, kube.MaxObjects)
+			data = capped
+		}
 		if err := ev.Kube.Add(e.Name, e.Path, bytes.NewReader(data)); err != nil {
 			return err
 		}

@@ -6,10 +6,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/analyze/kube"
 	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/rules"
 )
@@ -123,5 +125,42 @@ func BenchmarkManyPods(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// A pods.json with more objects than a namespace holds is read only up to
+// kube.MaxObjects (here lowered to 1,000 of 5,000), said once as a bundle
+// problem naming the file, and the rules judge the pods read: the OOM pods
+// among the first 1,000 fire, the later ones are not seen.
+func TestManyPodsCapped(t *testing.T) {
+	old := kube.MaxObjects
+	kube.MaxObjects = 1000
+	defer func() { kube.MaxObjects = old }()
+	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := manyPodsBundle(t, 5000)
+	rep, err := analyze.Analyze(context.Background(), dir, rs, bundle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fired := 0
+	for _, f := range rep.Findings {
+		if f.Rule == "compute-oom-crash-loop" && f.Status == analyze.StatusFiring {
+			fired++
+		}
+	}
+	if fired != 10 {
+		t.Errorf("%d OOM findings, want the 10 among the first 1000 pods", fired)
+	}
+	said := 0
+	for _, p := range rep.Bundle.Problems {
+		if strings.Contains(p, "kubernetes/pods.json: 5000 objects") && strings.Contains(p, "the first 1000 are read") {
+			said++
+		}
+	}
+	if said != 1 {
+		t.Errorf("the cap is said %d times in the problems, want once: %q", said, rep.Bundle.Problems)
 	}
 }

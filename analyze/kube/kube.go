@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -253,6 +254,62 @@ func objectComponent(labels map[string]string, containers gjson.Result) string {
 
 // kubeRoles are the container names that are RisingWave roles.
 var kubeRoles = []string{"meta", "compute", "frontend", "compactor", "standalone"}
+
+// MaxObjects bounds the objects read from one kubernetes/*.json document.
+// A RisingWave namespace holds hundreds of pods and some thousands of
+// events; a document with more is hostile or not a namespace's, and reading
+// every object would cost gigabytes (700,000 pods: 9 GB).
+var MaxObjects = 50_000
+
+// CapObjects returns doc unchanged when it holds at most limit objects (a
+// list's items or an array's elements), else a document with only the
+// first limit, in the same shape, and how many it held. The objects kept are
+// the document's own bytes.
+func CapObjects(doc []byte, limit int) ([]byte, int) {
+	root := gjson.ParseBytes(doc)
+	list := root
+	if !root.IsArray() {
+		list = root.Get("items")
+		if !list.IsArray() {
+			return doc, 1
+		}
+	}
+	n := int(list.Get("#").Int())
+	if n <= limit {
+		return doc, n
+	}
+	var b bytes.Buffer
+	b.Grow(len(doc) / max(n/limit, 1))
+	if !root.IsArray() {
+		b.WriteString(`{"kind":`)
+		b.WriteString(orNull(root.Get("kind").Raw))
+		b.WriteString(`,"apiVersion":`)
+		b.WriteString(orNull(root.Get("apiVersion").Raw))
+		b.WriteString(`,"items":`)
+	}
+	b.WriteByte('[')
+	i := 0
+	list.ForEach(func(_, v gjson.Result) bool {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(v.Raw)
+		i++
+		return i < limit
+	})
+	b.WriteByte(']')
+	if !root.IsArray() {
+		b.WriteByte('}')
+	}
+	return b.Bytes(), n
+}
+
+func orNull(raw string) string {
+	if raw == "" {
+		return "null"
+	}
+	return raw
+}
 
 // Items returns the objects of a document: a list's items, an array's
 // elements, or the object itself.

@@ -1,6 +1,7 @@
 package kube
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -266,6 +267,29 @@ func TestCheckGJSONPath(t *testing.T) {
 		err := CheckPath(tc.path)
 		if (err == nil) != tc.ok {
 			t.Errorf("CheckPath(%q) = %v, want ok=%v", tc.path, err, tc.ok)
+		}
+	}
+}
+
+func TestCapObjects(t *testing.T) {
+	for _, tc := range []struct {
+		doc  string
+		n    int
+		want string
+	}{
+		{`{"kind":"PodList","apiVersion":"v1","items":[{"a":1},{"b":2},{"c":3}]}`, 3,
+			`{"kind":"PodList","apiVersion":"v1","items":[{"a":1},{"b":2}]}`},
+		{`[{"a":1}, {"b":2}, {"c":3}]`, 3, `[{"a":1},{"b":2}]`},
+		{`{"items":[{"a":1},{"b":2},{"c":3}]}`, 3, `{"kind":null,"apiVersion":null,"items":[{"a":1},{"b":2}]}`},
+		{`{"kind":"List","items":[{"a":1},{"b":2}]}`, 2, `{"kind":"List","items":[{"a":1},{"b":2}]}`},
+		{`{"kind":"Pod","metadata":{}}`, 1, `{"kind":"Pod","metadata":{}}`},
+	} {
+		got, n := CapObjects([]byte(tc.doc), 2)
+		if string(got) != tc.want || n != tc.n {
+			t.Errorf("CapObjects(%s, 2) = %s, %d; want %s, %d", tc.doc, got, n, tc.want, tc.n)
+		}
+		if !json.Valid(got) {
+			t.Errorf("CapObjects(%s, 2) is not JSON: %s", tc.doc, got)
 		}
 	}
 }
