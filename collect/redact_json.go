@@ -2,6 +2,7 @@ package collect
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -24,13 +25,15 @@ const lastApplied = "kubectl.kubernetes.io/last-applied-configuration"
 //     pods, statefulsets, deployments and RisingWave resources alike;
 //   - configmap data and binaryData under a key that looks secret, whole;
 //   - the data of a Secret object, should one be met (the collector reads none);
-//   - any other JSON string under a key that looks secret;
+//   - any other JSON string or number under a key that looks secret (the
+//     RisingWave resource's {"password": 5555123456789}); a number becomes
+//     its token, a JSON string, so that value's type changes;
 //   - inside the kubectl.kubernetes.io/last-applied-configuration
 //     annotation, the same, recursively;
 //   - every other string value (events' messages, args, configmap values,
 //     annotations) through the Text rules.
 //
-// Only the redacted string values change: every other byte of data, white
+// Only the redacted values change: every other byte of data, white
 // space and key order included, stays as it was. It returns the document and
 // how many values it replaced. When data is not one JSON value, the result is
 // data through Text, with the error: safe to write all the same.
@@ -198,7 +201,20 @@ func (w *jsonWalk) value(v any, path []string, secretRule string) {
 		}
 	case string:
 		w.str(v, path, secretRule)
+	case json.Number:
+		w.num(v, path, secretRule)
 	}
+}
+
+// num redacts a number under a key that looks secret ({"password":
+// 5555123456789}): it becomes the token, a JSON string, so the value's type
+// changes from number to string in the bundle. Other numbers stay.
+func (w *jsonWalk) num(n json.Number, path []string, secretRule string) {
+	if secretRule == "" {
+		return
+	}
+	w.t.add(secretRule)
+	w.repl[pathKey(path)] = w.r.Token(string(n))
 }
 
 func (w *jsonWalk) str(s string, path []string, secretRule string) {
@@ -225,12 +241,15 @@ func (w *jsonWalk) object(m map[string]any, path []string, secretRule string) {
 	// {"name": "RW_POSTGRES_PASSWORD", "value": "..."}: an env var.
 	pairValue := false
 	if name, ok := m["name"].(string); ok {
-		if val, ok := m["value"].(string); ok {
+		val := m["value"]
+		_, isStr := val.(string)
+		_, isNum := val.(json.Number)
+		if isStr || isNum {
 			if secret, rule := w.r.secretName(name); secret {
 				if rule == "" {
 					rule = ruleEnvSecret
 				}
-				w.str(val, extend(path, keyStep("value")), rule)
+				w.value(val, extend(path, keyStep("value")), rule)
 				pairValue = true
 			}
 		}
@@ -274,7 +293,11 @@ func (w *jsonWalk) configMapData(data map[string]any, path []string, binary bool
 		p := extend(path, keyStep(k))
 		s, ok := child.(string)
 		if !ok {
-			w.value(child, p, "")
+			rule := ""
+			if secret, custom := w.r.secretName(k); secret {
+				rule = cmp.Or(custom, ruleConfigMapSecret)
+			}
+			w.value(child, p, rule)
 			continue
 		}
 		if secret, custom := w.r.secretName(k); secret {
@@ -331,8 +354,9 @@ func (w *jsonWalk) annotations(ann map[string]any, path []string, secretRule str
 	}
 }
 
-// spliceJSON copies data, replacing the string values whose paths repl
-// names with their new text, JSON-encoded. Every other byte is kept.
+// spliceJSON copies data, replacing the string (and number) values whose
+// paths repl names with their new text, JSON-encoded as strings. Every
+// other byte is kept.
 func spliceJSON(data []byte, repl map[string]string) ([]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -397,6 +421,22 @@ func spliceJSON(data []byte, repl map[string]string) ([]byte, error) {
 				start := bytes.IndexByte(data[prev:end], '"')
 				if start < 0 {
 					return nil, fmt.Errorf("JSON string at offset %d not found", prev)
+				}
+				start += prev
+				out.Write(data[copied:start])
+				enc, err := marshalJSONString(nv)
+				if err != nil {
+					return nil, err
+				}
+				out.Write(enc)
+				copied = end
+			}
+			advance()
+		case json.Number:
+			if nv, ok := repl[pathKey(path())]; ok {
+				start := bytes.IndexAny(data[prev:end], "-0123456789")
+				if start < 0 {
+					return nil, fmt.Errorf("JSON number at offset %d not found", prev)
 				}
 				start += prev
 				out.Write(data[copied:start])
