@@ -347,16 +347,7 @@ func (c *csvCapper) process(in []byte) {
 			}
 			// The common case: a run of plain bytes with room to keep them.
 			if c.npend == 0 && b < 0x80 {
-				j := i
-				room := min(c.maxField-c.kept, c.maxRecord-c.record)
-				for j < len(in) && j-i < room && in[j] != ',' && in[j] != '\n' && in[j] < 0x80 {
-					j++
-				}
-				if j > i {
-					c.out = append(c.out, in[i:j]...)
-					c.kept += j - i
-					c.record += j - i
-					c.written += int64(j - i)
+				if j := c.keepPlain(in, i, ','); j > i {
 					i = j - 1
 					continue
 				}
@@ -381,16 +372,7 @@ func (c *csvCapper) process(in []byte) {
 				continue
 			}
 			if c.npend == 0 && b < 0x80 && b != '\n' {
-				j := i
-				room := min(c.maxField-c.kept, c.maxRecord-c.record)
-				for j < len(in) && j-i < room && in[j] != '"' && in[j] != '\n' && in[j] < 0x80 {
-					j++
-				}
-				if j > i {
-					c.out = append(c.out, in[i:j]...)
-					c.kept += j - i
-					c.record += j - i
-					c.written += int64(j - i)
+				if j := c.keepPlain(in, i, '"'); j > i {
 					i = j - 1
 					continue
 				}
@@ -419,4 +401,21 @@ func (c *csvCapper) process(in []byte) {
 			}
 		}
 	}
+}
+
+// keepPlain keeps the run of plain ASCII bytes of in from i that ends
+// before stop, a newline, a non-ASCII byte or the field's or record's room,
+// and returns where it ended (i when nothing was kept): the common case,
+// copied without going byte by byte through content.
+func (c *csvCapper) keepPlain(in []byte, i int, stop byte) int {
+	j := i
+	room := min(c.maxField-c.kept, c.maxRecord-c.record)
+	for j < len(in) && j-i < room && in[j] != stop && in[j] != '\n' && in[j] < 0x80 {
+		j++
+	}
+	c.out = append(c.out, in[i:j]...)
+	c.kept += j - i
+	c.record += j - i
+	c.written += int64(j - i)
+	return j
 }
