@@ -73,7 +73,7 @@ func collectCommand() *ucli.Command {
 			&ucli.IntFlag{Name: "metrics-samples", Value: d.MetricsSamples, Usage: "scrape each pod's metrics port `N` times (0: never)"},
 			&ucli.DurationFlag{Name: "metrics-interval", Value: d.MetricsInterval, Usage: "`DURATION` between scrapes"},
 			&ucli.StringFlag{Name: "sql-dsn", Usage: "the frontend's Postgres `DSN`, e.g. postgres://root@localhost:4567/dev (default: the frontend Service, reachable only in the cluster; PGPASSWORD is honoured)"},
-			&ucli.StringFlag{Name: "prometheus", Usage: "read the history of the metrics the rules use from the Prometheus at `URL`"},
+			&ucli.StringFlag{Name: "prometheus", Usage: "read the history of the metrics the rules use from the Prometheus at `URL` (its query string, such as a proxy's token, is sent with every request and masked wherever the URL is recorded)"},
 			&ucli.DurationFlag{Name: "range", Value: d.PrometheusRange, Usage: "how far back --prometheus reads (`DURATION`)"},
 			&ucli.DurationFlag{Name: "timeout", Value: d.Timeout, Usage: "deadline of the whole run (`DURATION`); the bundle is written when it passes"},
 			&ucli.DurationFlag{Name: "call-timeout", Value: d.CallTimeout, Usage: "deadline of each call (`DURATION`); a log stream may run longer while bytes arrive"},

@@ -152,7 +152,8 @@ func (c *collector) collectSQL(pods []*corev1.Pod) error {
 	return fmt.Errorf("%s", msg)
 }
 
-// redactDSN prints a DSN without its password.
+// redactDSN prints a DSN without its password (in the userinfo, or a
+// query parameter whose name looks secret).
 func redactDSN(dsn string) string {
 	u, err := url.Parse(dsn)
 	if err != nil || u.Scheme == "" {
@@ -165,5 +166,11 @@ func redactDSN(dsn string) string {
 		}
 		return strings.Join(kept, " ")
 	}
-	return redactURL(u)
+	var keep []string
+	for k := range u.Query() {
+		if !looksSecret(k) {
+			keep = append(keep, k)
+		}
+	}
+	return redactURL(u, keep...)
 }

@@ -119,10 +119,11 @@ func TestSQLTargets(t *testing.T) {
 
 func TestRedactDSN(t *testing.T) {
 	for in, want := range map[string]string{
-		"postgres://root:pw@h:4567/dev":         "postgres://root:xxxxx@h:4567/dev",
-		"postgres://root@h:4567/dev":            "postgres://root@h:4567/dev",
-		"host=h port=4567 user=u password=pw":   "host=h port=4567 user=u",
-		"host=h port=4567 user=u PASSWORD=pw x": "host=h port=4567 user=u x",
+		"postgres://root:pw@h:4567/dev":                       "postgres://root:xxxxx@h:4567/dev",
+		"postgres://root@h:4567/dev":                          "postgres://root@h:4567/dev",
+		"host=h port=4567 user=u password=pw":                 "host=h port=4567 user=u",
+		"host=h port=4567 user=u PASSWORD=pw x":               "host=h port=4567 user=u x",
+		"postgres://root@h/dev?sslmode=disable&password=pw-9": "postgres://root@h/dev?password=xxxxx&sslmode=disable",
 	} {
 		if got := redactDSN(in); got != want {
 			t.Errorf("redactDSN(%q) = %q, want %q", in, got, want)

@@ -3,6 +3,7 @@ package collect
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -21,28 +22,70 @@ const maxPrometheusBytes = 256 << 20
 // maxPoints is below Prometheus' limit of 11,000 points per series.
 const maxPoints = 10_000
 
-// checkPrometheusURL accepts an absolute http or https URL.
+// checkPrometheusURL accepts an absolute http or https URL. Its query
+// parameters (a token some proxies want) are sent with every request.
 func checkPrometheusURL(raw string) (*url.URL, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return nil, fmt.Errorf("prometheus URL: %w", err)
+		// url.Parse's error quotes the URL, password and all
+		return nil, errors.New("prometheus URL: not a URL")
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, fmt.Errorf("prometheus URL %q: want http://HOST[:PORT][/PATH] or https://...", redactURL(u))
+		return nil, fmt.Errorf("prometheus URL %q: want http://HOST[:PORT][/PATH][?QUERY] or https://...", redactURL(u))
+	}
+	if _, err := url.ParseQuery(u.RawQuery); err != nil {
+		return nil, fmt.Errorf("prometheus URL %q: its query string: %v", redactURL(u), errors.Unwrap(err))
 	}
 	return u, nil
 }
 
-// redactURL prints a URL without its password.
-func redactURL(u *url.URL) string {
-	if u.User == nil {
-		return u.String()
-	}
+// maskedValue stands for a password or a query value in printed URLs.
+const maskedValue = "xxxxx"
+
+// redactURL prints a URL without its password and with the values of its
+// query parameters masked, but for those named in keep (the API's own).
+func redactURL(u *url.URL, keep ...string) string {
 	v := *u
-	if _, ok := u.User.Password(); ok {
-		v.User = url.UserPassword(u.User.Username(), "xxxxx")
+	if u.User != nil {
+		if _, ok := u.User.Password(); ok {
+			v.User = url.UserPassword(u.User.Username(), maskedValue)
+		}
+	}
+	if v.RawQuery != "" {
+		q, err := url.ParseQuery(v.RawQuery)
+		if err != nil {
+			v.RawQuery = maskedValue
+		} else {
+			for k, vals := range q {
+				if !slices.Contains(keep, k) {
+					for i := range vals {
+						vals[i] = maskedValue
+					}
+				}
+			}
+			v.RawQuery = q.Encode()
+		}
+	}
+	if v.Fragment != "" {
+		v.Fragment, v.RawFragment = maskedValue, ""
 	}
 	return v.String()
+}
+
+// queryRangeParams are the API's own parameters, printed as they are.
+var queryRangeParams = []string{"query", "start", "end", "step"}
+
+// queryRangeURL is base's query_range endpoint with params: base's own
+// query parameters are kept (a parameter of the API's replaces one of the
+// same name).
+func queryRangeURL(base *url.URL, params url.Values) *url.URL {
+	u := base.JoinPath("api/v1/query_range")
+	q := base.Query()
+	for k, v := range params {
+		q[k] = v
+	}
+	u.RawQuery = q.Encode()
+	return u
 }
 
 // rangeStep picks the resolution: 15s, or coarser so no series has more
@@ -62,7 +105,7 @@ func rangeStep(r time.Duration) time.Duration {
 func (c *collector) spawnPrometheus() {
 	base, err := checkPrometheusURL(c.opts.PrometheusURL)
 	if err != nil {
-		c.recordError(StepPrometheus, c.opts.PrometheusURL, err.Error(), "")
+		c.recordError(StepPrometheus, "--prometheus", err.Error(), "")
 		return
 	}
 	names := slices.Clone(c.opts.PrometheusMetrics)
@@ -102,14 +145,13 @@ func (c *collector) queryRange(client *http.Client, base *url.URL, name, path st
 	var body []byte
 	var source string
 	for i, q := range queries {
-		u := base.JoinPath("api/v1/query_range")
 		v := url.Values{}
 		v.Set("query", q)
 		v.Set("start", strconv.FormatInt(start.Unix(), 10))
 		v.Set("end", strconv.FormatInt(end.Unix(), 10))
 		v.Set("step", strconv.FormatFloat(step.Seconds(), 'f', -1, 64))
-		u.RawQuery = v.Encode()
-		shown := redactURL(u)
+		u := queryRangeURL(base, v)
+		shown := redactURL(u, queryRangeParams...)
 		var resp promResponse
 		err := c.call("GET "+shown, func(ctx context.Context) error {
 			req, err := http.NewRequestWithContext(ctx, http.MethodGet, u.String(), nil)
@@ -118,6 +160,11 @@ func (c *collector) queryRange(client *http.Client, base *url.URL, name, path st
 			}
 			res, err := client.Do(req)
 			if err != nil {
+				// the error quotes the URL: the printed one instead
+				var ue *url.Error
+				if errors.As(err, &ue) {
+					ue.URL = shown
+				}
 				return err
 			}
 			defer res.Body.Close()
