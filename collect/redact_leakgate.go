@@ -44,7 +44,7 @@ type leakScanner struct {
 	kwRules [][]int32 // keyword id -> rules holding it
 	gates   []leakGate
 	always  []int32 // rules with an expression and no keyword: gitleaks runs them on everything
-	maxWord int     // the longest word of both
+	maxWord int     // the longest word of both's automaton (its cut)
 	// foldAll: some keyword is not ASCII, so lines with any non-ASCII
 	// byte are lower-cased before the keyword scan.
 	foldAll bool
@@ -123,9 +123,9 @@ func newLeakScanner(rules map[string]config.Rule) *leakScanner {
 		}
 	}
 	ls.m = newKWMatcher(words)
-	ls.both = newKWMatcher(append(slices.Clone(hintWords), words...))
+	ls.both = newKWMatcherCut(append(slices.Clone(hintWords), words...), bothCut)
 	for _, w := range ls.both.words {
-		ls.maxWord = max(ls.maxWord, len(w))
+		ls.maxWord = max(ls.maxWord, min(len(w), bothCut))
 	}
 	// newKWMatcher keeps the words' order: ids are the same
 	ls.kwRules = make([][]int32, len(words))
@@ -221,13 +221,18 @@ func (ls *leakScanner) needsFold(line string) bool {
 	return false
 }
 
+// bothCut is how much of each word scanLine's automaton holds: the rest
+// is checked on a hit.
+const bothCut = 8
+
 // scanLine is lineHints and mayLeak in one pass over line.
 //
 // The automaton's next state depends on the last, so one scan waits for
-// each table look-up in turn; a line of some length is scanned as two
-// halves at once (the second starting early by a keyword's length less
-// one, so that every keyword ending in it is found, and reporting only
-// those that end past the first half), which keeps two look-ups in flight.
+// each table look-up in turn; a line of some length is scanned as four
+// quarters at once (each but the first starting early by the automaton's
+// longest word less one, so that every word ending in it is found, and
+// reporting only those that end past the quarter before), which keeps four
+// look-ups in flight.
 func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak bool) {
 	st.gen++
 	if st.gen == 0 {
@@ -238,35 +243,50 @@ func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak 
 	delta, class := m.delta, &m.class
 	var high byte // every byte ORed: is the line ASCII?
 	start := 0
-	if n := len(line); n >= 4*ls.maxWord {
-		mid := n / 2
-		s2 := mid - (ls.maxWord - 1)
-		var st1, st2 uint32
-		for i := range mid {
-			c1, c2 := line[i], line[s2+i]
-			high |= c1 | c2
+	if n := len(line); n >= 16*ls.maxWord {
+		q := n / 4
+		ov := ls.maxWord - 1
+		b1, b2, b3 := q, 2*q, 3*q
+		s1, s2, s3 := b1-ov, b2-ov, b3-ov
+		var st0, st1, st2, st3 uint32
+		for i := range q {
+			c0, c1, c2, c3 := line[i], line[s1+i], line[s2+i], line[s3+i]
+			high |= c0 | c1 | c2 | c3
+			x0 := delta[st0+uint32(class[c0])]
 			x1 := delta[st1+uint32(class[c1])]
 			x2 := delta[st2+uint32(class[c2])]
-			st1, st2 = x1&^kwOut, x2&^kwOut
-			if (x1|x2)&kwOut == 0 {
+			x3 := delta[st3+uint32(class[c3])]
+			st0, st1, st2, st3 = x0&^kwOut, x1&^kwOut, x2&^kwOut, x3&^kwOut
+			if (x0|x1|x2|x3)&kwOut == 0 {
 				continue
 			}
-			if x1&kwOut != 0 {
-				hints, leak = ls.scanHit(line, st1, i+1, hints, leak, st)
+			if x0&kwOut != 0 {
+				hints, leak = ls.scanHit(line, st0, i+1, hints, leak, st)
 			}
-			if x2&kwOut != 0 && s2+i+1 > mid {
+			if x1&kwOut != 0 && s1+i >= b1 {
+				hints, leak = ls.scanHit(line, st1, s1+i+1, hints, leak, st)
+			}
+			if x2&kwOut != 0 && s2+i >= b2 {
 				hints, leak = ls.scanHit(line, st2, s2+i+1, hints, leak, st)
 			}
+			if x3&kwOut != 0 && s3+i >= b3 {
+				hints, leak = ls.scanHit(line, st3, s3+i+1, hints, leak, st)
+			}
 		}
-		// the second half's rest, alone
-		state := st2
-		for i := s2 + mid; i < n; i++ {
-			c := line[i]
-			high |= c
-			x := delta[state+uint32(class[c])]
-			state = x &^ kwOut
-			if x&kwOut != 0 && i+1 > mid {
-				hints, leak = ls.scanHit(line, state, i+1, hints, leak, st)
+		// each quarter's rest, alone
+		for _, r := range [3]struct {
+			state    uint32
+			from, to int
+		}{{st1, s1 + q, b2}, {st2, s2 + q, b3}, {st3, s3 + q, n}} {
+			state := r.state
+			for i := r.from; i < r.to; i++ {
+				c := line[i]
+				high |= c
+				x := delta[state+uint32(class[c])]
+				state = x &^ kwOut
+				if x&kwOut != 0 {
+					hints, leak = ls.scanHit(line, state, i+1, hints, leak, st)
+				}
 			}
 		}
 		start = n
@@ -287,16 +307,23 @@ func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak 
 	return hints, leak || ls.alwaysGates(line)
 }
 
-// scanHit takes the keywords that end at end in state of the combined
-// automaton: a hint sets its bit, a gitleaks keyword tries its rules'
-// gates until one passes.
+// scanHit takes the words whose automaton prefixes end at end in state of
+// the combined automaton: a hint sets its bit, a gitleaks keyword tries
+// its rules' gates until one passes.
 func (ls *leakScanner) scanHit(line string, state uint32, end int, hints uint64, leak bool, st *leakState) (uint64, bool) {
 	nh := len(hintWords)
 	for _, id := range ls.both.out[state/ls.both.nclass] {
+		if int(id) >= nh && leak {
+			continue
+		}
+		wend, ok := ls.both.fullWordAt(line, int(id), end)
+		if !ok {
+			continue
+		}
 		if int(id) < nh {
 			hints |= hintBits[id]
-		} else if !leak {
-			leak = ls.hit(line, int(id)-nh, end, false, st)
+		} else {
+			leak = ls.hit(line, int(id)-nh, wend, false, st)
 		}
 	}
 	return hints, leak

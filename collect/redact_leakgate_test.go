@@ -295,8 +295,14 @@ func TestScanLineSeam(t *testing.T) {
 		t.Fatal(err)
 	}
 	st := leakSc.newState()
-	for n := 4 * leakSc.maxWord; n < 4*leakSc.maxWord+3; n++ {
-		for _, w := range []string{"password", "secure_compare", "sk", leakSc.both.words[len(leakSc.both.words)-1]} {
+	longest := ""
+	for _, w := range leakSc.m.words {
+		if len(w) > len(longest) {
+			longest = w
+		}
+	}
+	for _, n := range []int{16 * leakSc.maxWord, 16*leakSc.maxWord + 1, 16*leakSc.maxWord + 2, 16*leakSc.maxWord + 3, 301} {
+		for _, w := range []string{"password", "secure_compare", "sk", longest} {
 			for at := 0; at+len(w) <= n; at++ {
 				line := strings.Repeat("x", at) + w + strings.Repeat("y", n-at-len(w))
 				h, leak := leakSc.scanLine(line, st)
