@@ -62,8 +62,9 @@ var hintBits = func() []uint64 {
 	return b
 }()
 
-// secretHintMask: the line holds a fragment of some built-in secret name
-// (secretHints; hasSecretHint).
+// secretHintMask: the line holds a fragment of some built-in secret name;
+// every name looksSecret takes for a secret holds one
+// (TestSecretNamesHaveHints).
 const secretHintMask = hintPass | hintPW | hintSecret | hintToken | hintCred | hintKey | hintAuth | hintSas |
 	hintSig | hintCookie | hintDSN | hintConn | hintPrivate | hintJaas
 

@@ -45,6 +45,9 @@ type leakScanner struct {
 	gates   []leakGate
 	always  []int32 // rules with an expression and no keyword: gitleaks runs them on everything
 	maxWord int     // the longest word of both's automaton (its cut)
+	// skipStamp: no word is made of timestamp bytes alone, so the
+	// timestamps a log line starts with need no scan (stampByte)
+	skipStamp bool
 	// foldAll: some keyword is not ASCII, so lines with any non-ASCII
 	// byte are lower-cased before the keyword scan.
 	foldAll bool
@@ -124,8 +127,12 @@ func newLeakScanner(rules map[string]config.Rule) *leakScanner {
 	}
 	ls.m = newKWMatcher(words)
 	ls.both = newKWMatcherCut(append(slices.Clone(hintWords), words...), bothCut)
+	ls.skipStamp = true
 	for _, w := range ls.both.words {
 		ls.maxWord = max(ls.maxWord, min(len(w), bothCut))
+		if w != "" && strings.Trim(w, stampBytes) == "" {
+			ls.skipStamp = false
+		}
 	}
 	// newKWMatcher keeps the words' order: ids are the same
 	ls.kwRules = make([][]int32, len(words))
@@ -221,6 +228,21 @@ func (ls *leakScanner) needsFold(line string) bool {
 	return false
 }
 
+// stampBytes are the bytes of the timestamps kubectl logs --timestamps and
+// RisingWave put first on a line (2026-11-29T20:41:07.123456789Z, +02:00),
+// lower case as the automaton's words are.
+const stampBytes = "0123456789-:.tz+ "
+
+var isStampByte = func() (t [256]bool) {
+	for _, c := range []byte(stampBytes) {
+		t[c] = true
+		if 'a' <= c && c <= 'z' {
+			t[c-'a'+'A'] = true
+		}
+	}
+	return
+}()
+
 // bothCut is how much of each word scanLine's automaton holds: the rest
 // is checked on a hit.
 const bothCut = 8
@@ -242,15 +264,24 @@ func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak 
 	m := ls.both
 	delta, class := m.delta, &m.class
 	var high byte // every byte ORed: is the line ASCII?
-	start := 0
-	if n := len(line); n >= 16*ls.maxWord {
+	// a line's leading timestamps hold no word: the scan starts where a
+	// word ending past them may start
+	from := 0
+	if ls.skipStamp {
+		for from < len(line) && isStampByte[line[from]] {
+			from++
+		}
+		from = max(0, from-(ls.maxWord-1))
+	}
+	start := from
+	if n := len(line) - from; n >= 8*ls.maxWord {
 		q := n / 4
 		ov := ls.maxWord - 1
-		b1, b2, b3 := q, 2*q, 3*q
+		b1, b2, b3 := from+q, from+2*q, from+3*q
 		s1, s2, s3 := b1-ov, b2-ov, b3-ov
 		var st0, st1, st2, st3 uint32
 		for i := range q {
-			c0, c1, c2, c3 := line[i], line[s1+i], line[s2+i], line[s3+i]
+			c0, c1, c2, c3 := line[from+i], line[s1+i], line[s2+i], line[s3+i]
 			high |= c0 | c1 | c2 | c3
 			x0 := delta[st0+uint32(class[c0])]
 			x1 := delta[st1+uint32(class[c1])]
@@ -261,7 +292,7 @@ func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak 
 				continue
 			}
 			if x0&kwOut != 0 {
-				hints, leak = ls.scanHit(line, st0, i+1, hints, leak, st)
+				hints, leak = ls.scanHit(line, st0, from+i+1, hints, leak, st)
 			}
 			if x1&kwOut != 0 && s1+i >= b1 {
 				hints, leak = ls.scanHit(line, st1, s1+i+1, hints, leak, st)
@@ -277,7 +308,7 @@ func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak 
 		for _, r := range [3]struct {
 			state    uint32
 			from, to int
-		}{{st1, s1 + q, b2}, {st2, s2 + q, b3}, {st3, s3 + q, n}} {
+		}{{st1, s1 + q, b2}, {st2, s2 + q, b3}, {st3, s3 + q, len(line)}} {
 			state := r.state
 			for i := r.from; i < r.to; i++ {
 				c := line[i]
@@ -289,7 +320,7 @@ func (ls *leakScanner) scanLine(line string, st *leakState) (hints uint64, leak 
 				}
 			}
 		}
-		start = n
+		start = len(line)
 	}
 	var state uint32
 	for i := start; i < len(line); i++ {

@@ -301,7 +301,7 @@ func TestScanLineSeam(t *testing.T) {
 			longest = w
 		}
 	}
-	for _, n := range []int{16 * leakSc.maxWord, 16*leakSc.maxWord + 1, 16*leakSc.maxWord + 2, 16*leakSc.maxWord + 3, 301} {
+	for _, n := range []int{8 * leakSc.maxWord, 8*leakSc.maxWord + 1, 8*leakSc.maxWord + 2, 8*leakSc.maxWord + 3, 301} {
 		for _, w := range []string{"password", "secure_compare", "sk", longest} {
 			for at := 0; at+len(w) <= n; at++ {
 				line := strings.Repeat("x", at) + w + strings.Repeat("y", n-at-len(w))
@@ -359,5 +359,29 @@ func TestSecretNamesHaveHints(t *testing.T) {
 	}
 	if secret < 1000 {
 		t.Fatalf("only %d secret names made", secret)
+	}
+}
+
+// The timestamps a line starts with are not scanned, and no word after them
+// is lost: every word of the automaton, right after a stamp or after a
+// stamp and a space, is found as a scan from the start finds it.
+func TestScanLineAfterStamp(t *testing.T) {
+	if _, err := leakDetector(); err != nil {
+		t.Fatal(err)
+	}
+	if !leakSc.skipStamp {
+		t.Fatal("a keyword is made of timestamp bytes: the stamp skip is off")
+	}
+	st := leakSc.newState()
+	for _, w := range leakSc.both.words {
+		for _, pre := range []string{"2026-11-29T20:41:07.123456789Z 2026-11-29T20:41:07.1+02:00  ", "2026-11-29T20:41:07Z", "1", ""} {
+			for _, post := range []string{" x=1", strings.Repeat(" pad", 40)} {
+				line := pre + strings.ToUpper(w[:1]) + w[1:] + post
+				h, leak := leakSc.scanLine(line, st)
+				if wh, wl := lineHints(line), leakSc.mayLeak(line, st); h != wh || leak != wl {
+					t.Fatalf("%q: scanLine %b %v, lineHints and mayLeak %b %v", line, h, leak, wh, wl)
+				}
+			}
+		}
 	}
 }

@@ -484,28 +484,6 @@ func (r *Redactor) redactLineHints(line string, h uint64, st *textState, t tally
 	return line
 }
 
-// secretHints are the lower-case fragments that every built-in secret name
-// holds; a line with none of them has no secret assignment to look for.
-var secretHints = []string{"pass", "pw", "secret", "token", "cred", "key", "auth", "sas", "sig", "cookie", "dsn", "conn", "private", "jaas"}
-
-func hasSecretHint(line string) bool {
-	for i := 0; i < len(line); i++ {
-		c := line[i] | 0x20 // ASCII lower case; other bytes never match below
-		switch c {
-		case 'p', 's', 't', 'c', 'k', 'a', 'd', 'j':
-		default:
-			continue
-		}
-		rest := line[i:]
-		for _, h := range secretHints {
-			if h[0] == c && len(rest) >= len(h) && hasPrefixFold(rest, h) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // hasPrefixFold reports whether s starts with the lower-case ASCII prefix,
 // ignoring ASCII case.
 func hasPrefixFold(s, prefix string) bool {
@@ -601,7 +579,7 @@ func (r *Redactor) redactAssignments(line string, as []assignment, t tally) stri
 			continue // inside a value already replaced
 		}
 		key := line[a.keyStart:a.keyEnd]
-		if len(r.keys) == 0 && !hasSecretHint(key) {
+		if len(r.keys) == 0 && lineHints(key)&secretHintMask == 0 {
 			continue // cheap: most keys hold no hint of a secret
 		}
 		secret, rule := r.secretName(key)
