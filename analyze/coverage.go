@@ -246,7 +246,11 @@ func (ev *Gathered) absentFiles(paths []string) string {
 		}
 	}
 	var parts []string
-	if len(absent) > 0 {
+	switch {
+	case len(absent) > 0 && ev.stopped != "":
+		// Reading stopped early: a file not met may sit after the damage.
+		parts = append(parts, strings.Join(absent, ", ")+" not read: reading stopped before the end of the bundle: "+ev.stopped)
+	case len(absent) > 0:
 		parts = append(parts, strings.Join(absent, ", ")+" not in the bundle")
 	}
 	return strings.Join(append(parts, bad...), "; ")

@@ -47,6 +47,11 @@ type Gathered struct {
 
 	needTree bool         // some rule reads await-tree dumps
 	dumps    []parsedDump // the await-tree dumps found, in bundle order
+
+	// stopped is why reading ended before the end of the bundle (damage,
+	// --max-total-bytes, an interruption); "" when it was read to its end.
+	stopped      string
+	manifestSeen bool // a manifest.json entry was met, readable or not
 }
 
 // problem records something that could not be read.
@@ -111,7 +116,7 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 	problem := ev.problem
 	for {
 		if err := ctx.Err(); err != nil {
-			problem("analysis interrupted: %v", err)
+			ev.stop(fmt.Sprintf("analysis interrupted: %v", err))
 			break
 		}
 		e, err := r.Next()
@@ -119,27 +124,115 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 			break
 		}
 		if err != nil {
-			problem("%v", err)
 			if bundle.Fatal(err) {
+				ev.stop(err.Error())
 				break
 			}
+			problem("%v", err)
 			continue
 		}
 		ev.Info.Files++
 		ev.kinds[e.Kind]++
+		ev.manifestSeen = ev.manifestSeen || e.Kind == bundle.KindManifest
 		if e.Container != "" && !slices.Contains(ev.containers[e.Pod], e.Container) {
 			ev.containers[e.Pod] = append(ev.containers[e.Pod], e.Container)
 		}
 		ev.files = append(ev.files, fileInfo{path: e.Path, kind: e.Kind, pod: e.Pod, container: e.Container})
 		if err := ev.add(e); err != nil {
-			problem("%s", namingFile(err, e.Path))
-			if !errors.Is(err, sqlstore.ErrLimit) { // a dump cut by a cap is read, in part
-				ev.unreadable[e.Path] = err.Error()
+			if stop := readingStops(err); stop != nil {
+				// The damage (or the total limit) met inside this entry
+				// ends reading: said once, as what stopped it.
+				ev.unreadable[e.Path] = entryCut(stop)
+				ev.stop(stop.Error())
+				break
 			}
+			problem("%s", namingFile(err, e.Path))
+			switch {
+			case errors.Is(err, sqlstore.ErrLimit): // a dump cut by a cap is read, in part
+			default:
+				ev.unreadable[e.Path] = entryReason(err)
+			}
+		}
+	}
+	if ev.stopped == "" {
+		if err := r.NotBundle(); err != nil {
+			ev.Close()
+			return nil, err
 		}
 	}
 	ev.finish()
 	return ev, nil
+}
+
+// stoppedPrefix starts the bundle problem that says reading ended early.
+const stoppedPrefix = "reading stopped early: "
+
+// stop records why reading ended before the end of the bundle.
+func (ev *Gathered) stop(why string) {
+	ev.stopped = why
+	ev.problem("%s%s; the rest of the bundle was not read", stoppedPrefix, why)
+}
+
+// stoppedNote is what a reason that something is missing adds when reading
+// ended early: the file may sit after the point where it stopped. "" when
+// the bundle was read to its end.
+func (ev *Gathered) stoppedNote() string {
+	if ev.stopped == "" {
+		return ""
+	}
+	return " (not read: reading stopped before the end of the bundle: " + ev.stopped + ")"
+}
+
+// ReadingStopped returns why reading a bundle ended before its end (damage,
+// --max-total-bytes, an interruption), from the problems of its report, or
+// "" when it was read to its end.
+func ReadingStopped(b BundleInfo) string {
+	for _, p := range b.Problems {
+		if rest, ok := strings.CutPrefix(p, stoppedPrefix); ok {
+			return strings.TrimSuffix(rest, "; the rest of the bundle was not read")
+		}
+	}
+	return ""
+}
+
+// readingStops returns the reader's error inside err when it ends reading:
+// damage, or the limit on the whole bundle.
+func readingStops(err error) error {
+	var de *bundle.DamageError
+	if errors.As(err, &de) {
+		return de
+	}
+	var le *bundle.LimitError
+	if errors.As(err, &le) && le.Total {
+		return le
+	}
+	return nil
+}
+
+// entryCut says why the entry in which reading stopped is unreadable.
+func entryCut(err error) string {
+	var de *bundle.DamageError
+	if errors.As(err, &de) {
+		if errors.Is(de.Err, io.ErrUnexpectedEOF) {
+			return fmt.Sprintf("the archive is cut inside it, at byte %d of the file", de.Offset)
+		}
+		return fmt.Sprintf("the archive is damaged inside it, at byte %d of the file: %v", de.Offset, de.Err)
+	}
+	var le *bundle.LimitError
+	if errors.As(err, &le) {
+		return fmt.Sprintf("reading stopped inside it at --max-total-bytes (%d bytes in all)", le.Limit)
+	}
+	return err.Error()
+}
+
+// entryReason says why a file that was there could not be used: cut by the
+// per-entry limit, or what the error says.
+func entryReason(err error) string {
+	var le *bundle.LimitError
+	if errors.As(err, &le) && !le.Total {
+		return fmt.Sprintf("cut at %d bytes by --max-entry-bytes", le.Limit)
+	}
+	return err.Error()
 }
 
 // namingFile returns the error's message naming the file p once, as
@@ -163,7 +256,10 @@ func (ev *Gathered) add(e *bundle.Entry) error {
 	case bundle.KindManifest:
 		m, err := bundle.DecodeManifest(e)
 		if err != nil {
-			return err
+			if readingStops(err) != nil {
+				return err
+			}
+			return fmt.Errorf("present but unreadable, so the collection's times and failed steps are unknown: %w", err)
 		}
 		ev.Manifest = m
 	case bundle.KindPods, bundle.KindEvents, bundle.KindNodes, bundle.KindKubeObjects:
@@ -256,6 +352,13 @@ func (ev *Gathered) finish() {
 				reason = "no reason recorded"
 			}
 			ev.Info.Problems = append(ev.Info.Problems, "collection incomplete: "+reason)
+		}
+	} else if ev.manifestSeen || ev.stopped != "" {
+		// Not hand-made: its manifest is there but unreadable (said among
+		// the problems), or reading stopped before one could be met.
+		ev.Info.HandMade = false
+		if !ev.manifestSeen {
+			ev.problem("%s: not reached: reading stopped before it, so whether the bundle has one (and what it records) is unknown", bundle.ManifestPath)
 		}
 	} else {
 		ev.Info.Complete = true

@@ -47,7 +47,7 @@ func openDir(name string, opts Options) (*Reader, error) {
 		return nil, err
 	}
 	sort.Strings(w.paths)
-	r := &Reader{name: name, format: FormatDir, opts: opts, next: w.next}
+	r := &Reader{name: name, format: FormatDir, opts: opts, next: w.next, root: root}
 	r.closer = closerFunc(w.closeOpen)
 	return r, nil
 }

@@ -95,6 +95,8 @@ type Reader struct {
 	next   func() (*Entry, error)
 	closer io.Closer
 	err    error // sticky fatal error
+	root   string // a directory bundle's directory, as read (inside a wrapping one)
+	tally  contentTally
 }
 
 // Open opens a bundle: a directory, or a tar, tar.zst or tar.gz file, told
@@ -141,6 +143,9 @@ func (r *Reader) Next() (*Entry, error) {
 	e, err := r.next()
 	if Fatal(err) {
 		r.err = err
+	}
+	if err == nil && e != nil {
+		r.tally.note(e)
 	}
 	return e, err
 }
@@ -216,14 +221,13 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 	head, err := br.Peek(512)
 	if err != nil && len(head) == 0 {
 		if err == io.EOF {
-			return nil, fmt.Errorf("%s: empty file: %w", name, ErrUnknownFormat)
+			return nil, formatError(name, nil)
 		}
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	format, ok := sniff(head)
 	if !ok {
-		n := min(len(head), 8)
-		return nil, fmt.Errorf("%s: starts with % x: %w", name, head[:n], ErrUnknownFormat)
+		return nil, formatError(name, head)
 	}
 	r := &Reader{name: name, format: format, opts: opts}
 	var stream io.Reader = br
