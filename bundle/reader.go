@@ -94,7 +94,7 @@ type Reader struct {
 	opts   Options
 	next   func() (*Entry, error)
 	closer io.Closer
-	err    error // sticky fatal error
+	err    error  // sticky fatal error
 	root   string // a directory bundle's directory, as read (inside a wrapping one)
 	tally  contentTally
 }
