@@ -22,13 +22,15 @@ import (
 //  1. one pass of an Aho-Corasick automaton (kwMatcher) finds the
 //     keywords of every rule, exactly as gitleaks' lower-cased prefilter
 //     does (lines holding a character that lower-cases into ASCII, such as
-//     the Kelvin sign, are lower-cased first, as gitleaks does);
+//     the Kelvin sign, are lower-cased first, as gitleaks does, and their
+//     gates are not anchored: asciiLookalikes);
 //  2. for each rule whose keyword is there, a gate: the rule's expression
 //     without its leading optional context (a match of the whole
 //     expression holds a match of the rest, so the gate passes wherever the
 //     rule can match); when every match of that rest starts with one of the
 //     rule's keywords, it is tried only where the keyword was found,
-//     anchored there, which costs a few characters' work;
+//     anchored there after a check of its literal prefix, which costs a
+//     few characters' work;
 //  3. only a line on which some rule's gate passed goes to gitleaks, whole,
 //     which then finds (and filters: entropy, allowlists, stop words)
 //     exactly what it found before.
@@ -46,7 +48,7 @@ type leakScanner struct {
 	always  []int32 // rules with an expression and no keyword: gitleaks runs them on everything
 	maxWord int     // the longest word of both's automaton (its cut)
 	// skipStamp: no word is made of timestamp bytes alone, so the
-	// timestamps a log line starts with need no scan (stampByte)
+	// timestamps a log line starts with need no scan (isStampByte)
 	skipStamp bool
 	// foldAll: some keyword is not ASCII, so lines with any non-ASCII
 	// byte are lower-cased before the keyword scan.
