@@ -100,7 +100,7 @@ func writeHTML(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
 						hf.NoData = append(hf.NoData, s.Name)
 						continue
 					}
-					hf.Charts = append(hf.Charts, buildChart(h, s))
+					hf.Charts = append(hf.Charts, buildChart(h, s, memoryLimits(f)))
 				}
 				if !h.FirstHeld.IsZero() {
 					hf.FirstHeld = timelineTime(h.FirstHeld)
@@ -157,7 +157,9 @@ type htmlChart struct {
 	XTicks         []chartTick
 	YTicks         []chartTick
 	Lines          []chartLine
-	Marker         *chartTick // when the rule first held
+	Marker         *chartTick   // when the rule first held
+	Limits         []chartLimit // the containers' memory limits, on a memory chart
+	Same           []string     // notes on series drawn on one line
 	Caption        string
 	More           int // series not drawn
 }
@@ -165,20 +167,51 @@ type htmlChart struct {
 type chartTick struct {
 	Pos   float64
 	Label string
+	// Anchor is the label's text-anchor, and DX its offset from Pos, so
+	// that it stays inside the chart.
+	Anchor string
+	DX     float64
+	Legend string
+}
+
+// chartLimit is a horizontal line at a container memory limit.
+type chartLimit struct {
+	Y      float64
+	Label  string
+	LabelX float64
+	Anchor string
 }
 
 type chartLine struct {
 	Class   string // colour class, c0..c9
 	Label   string
 	Subject bool
-	Points  []string // "x,y x,y ..." per unbroken run
-	Dots    []chartDot
+	// Dash and DashOffset are the line's stroke-dasharray and
+	// stroke-dashoffset: each series has its own, and series drawn on one
+	// line take turns along it.
+	Dash       string
+	DashOffset string
+	// Swatch is the dash the legend shows.
+	Swatch string
+	Shape  string   // the dots' shape
+	Points []string // "x,y x,y ..." per unbroken run
+	Dots   []chartDot
+	Mark   string // the legend's dot, a path at (11, 4)
 }
 
-type chartDot struct{ X, Y float64 }
+// chartDot is one marker: an SVG path, its shape centred on a point.
+type chartDot struct{ D string }
 
-// buildChart lays out one signal's series over the history's times.
-func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory) htmlChart {
+// Each series is told apart by colour, dash and marker shape, so that
+// series near each other stay distinguishable without colour.
+var (
+	chartDashes = []string{"", "7 3", "2 2.5", "9 3 2 3", "4 4", "12 3", "1.5 4", "7 2 2 2 2 2", "5 2", "10 4 4 4"}
+	chartShapes = []string{"circle", "square", "triangle", "diamond", "down"}
+)
+
+// buildChart lays out one signal's series over the history's times. On a
+// chart of container memory, limits (by pod, in bytes) are drawn as lines.
+func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory, limits map[string]float64) htmlChart {
 	c := htmlChart{Signal: s.Name, Description: s.Description, PromQL: s.PromQL, W: chartW, H: chartH,
 		X0: chartLeft, X1: chartW - chartRight, Y0: chartTop, Y1: chartH - chartBottom}
 	series := slices.Clone(s.Series)
@@ -205,10 +238,17 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory) htmlChart {
 			lo, hi = min(lo, p.V), max(hi, p.V)
 		}
 	}
+	bytesUnit := strings.Contains(s.PromQL, "bytes")
+	var lims []chartLimitValue
+	if memoryChart(s.PromQL) {
+		lims = chartLimits(series, limits, h.Subject)
+		for _, l := range lims {
+			lo, hi = min(lo, l.v), max(hi, l.v)
+		}
+	}
 	if lo >= 0 {
 		lo = 0 // most metrics are amounts: start at zero
 	}
-	bytesUnit := strings.Contains(s.PromQL, "bytes")
 	// Bytes get round binary ticks: 2 GiB, not 2.15 GB.
 	unit := 1.0
 	for bytesUnit && max(math.Abs(lo), math.Abs(hi))/unit >= 1024 && unit < 1<<50 {
@@ -230,7 +270,21 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory) htmlChart {
 		c.XTicks = append(c.XTicks, chartTick{Pos: xPos(t), Label: label})
 	}
 	if !h.FirstHeld.IsZero() {
-		c.Marker = &chartTick{Pos: xPos(h.FirstHeld), Label: "rule held"}
+		// The label goes on the side of the line with room for it.
+		m := chartTick{Pos: xPos(h.FirstHeld), Label: "rule held", Anchor: "start", DX: 4,
+			Legend: "rule held: " + h.FirstHeld.UTC().Format("15:04:05") + ", the first evaluation at which its condition held"}
+		if m.Pos > c.X1-60 {
+			m.Anchor, m.DX = "end", -4
+		}
+		c.Marker = &m
+	}
+	for _, l := range lims {
+		// Away from the marker's label, which sits at the top.
+		cl := chartLimit{Y: yPos(l.v, lo, hi), Label: l.label, LabelX: c.X1 - 4, Anchor: "end"}
+		if c.Marker != nil && c.Marker.Pos > (c.X0+c.X1)/2 {
+			cl.LabelX, cl.Anchor = c.X0+4, "start"
+		}
+		c.Limits = append(c.Limits, cl)
 	}
 	labels := seriesLabels(series, s.Name)
 	// A series absent at an evaluation time breaks its line there.
@@ -239,7 +293,9 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory) htmlChart {
 		timeIndex[t.UnixMilli()] = i
 	}
 	for i, se := range series {
-		l := chartLine{Class: "c" + strconv.Itoa(i), Label: labels[i], Subject: se.Subject}
+		l := chartLine{Class: "c" + strconv.Itoa(i), Label: labels[i], Subject: se.Subject,
+			Dash: chartDashes[i%len(chartDashes)], Shape: chartShapes[i%len(chartShapes)]}
+		l.Swatch = l.Dash
 		var run []string
 		last := -2
 		for _, p := range se.Points {
@@ -250,9 +306,6 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory) htmlChart {
 			}
 			x, y := xPos(p.T), yPos(p.V, lo, hi)
 			run = append(run, strconv.FormatFloat(x, 'f', 1, 64)+","+strconv.FormatFloat(y, 'f', 1, 64))
-			if len(se.Points) <= 40 {
-				l.Dots = append(l.Dots, chartDot{X: math.Round(x*10) / 10, Y: math.Round(y*10) / 10})
-			}
 			last = j
 		}
 		if len(run) > 0 {
@@ -260,9 +313,249 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory) htmlChart {
 		}
 		c.Lines = append(c.Lines, l)
 	}
+	// Series drawn on one line: each takes its turn along it, in dashes of
+	// one length, so that every colour shows; their dots are drawn larger
+	// the lower they lie, as rings. The legend says which they are.
+	size := make([]float64, len(series))
+	for _, g := range sameLines(series, c.Lines) {
+		k := len(g)
+		seg := max(4, min(8, 48/float64(k)))
+		names := make([]string, k)
+		for n, i := range g {
+			names[n] = c.Lines[i].Label
+			size[i] = float64(min(k-1-n, 3))
+			if n == 0 {
+				c.Lines[i].Dash = "" // whole, beneath the others
+				continue
+			}
+			c.Lines[i].Dash = chartNum(seg) + " " + chartNum(seg*float64(k-1))
+			c.Lines[i].DashOffset = chartNum(seg * float64(k-n))
+			c.Lines[i].Swatch = ""
+		}
+		what := "identical"
+		if !sameValues(series, g) {
+			what = "drawn on one line (their values differ by less than the chart shows)"
+		}
+		switch {
+		case k == len(series) && k > 4:
+			c.Same = append(c.Same, fmt.Sprintf("all %d series %s", k, what))
+		case k > 4:
+			c.Same = append(c.Same, fmt.Sprintf("%d series %s: %s and %d more", k, what, strings.Join(names[:3], ", "), k-3))
+		default:
+			c.Same = append(c.Same, fmt.Sprintf("%d series %s: %s", k, what, strings.Join(names, ", ")))
+		}
+	}
+	for i, se := range series {
+		l := &c.Lines[i]
+		r := 2.2 + size[i]
+		if se.Subject {
+			r = 3 + size[i]
+		}
+		if len(se.Points) <= 40 {
+			for _, p := range se.Points {
+				l.Dots = append(l.Dots, chartDot{D: markPath(l.Shape, xPos(p.T), yPos(p.V, lo, hi), r)})
+			}
+		}
+		l.Mark = markPath(l.Shape, 11, 4, 2.6)
+	}
 	c.Caption = fmt.Sprintf("%s to %s UTC, %d %s", t0.Format("2006-01-02 15:04:05"), t1.Format("15:04:05"),
 		len(h.Times), pluralize(len(h.Times), "evaluation", "evaluations"))
 	return c
+}
+
+// sameLines are the groups of series (indexes, in drawing order) whose
+// lines are drawn on the same points: identical values, or values closer
+// than the chart shows.
+func sameLines(series []analyze.SeriesHistory, lines []chartLine) [][]int {
+	var groups [][]int
+	seen := map[string]int{}
+	for i, l := range lines {
+		key := strings.Join(l.Points, "|")
+		if key == "" {
+			continue
+		}
+		if g, ok := seen[key]; ok {
+			groups[g] = append(groups[g], i)
+			continue
+		}
+		seen[key] = len(groups)
+		groups = append(groups, []int{i})
+	}
+	return slices.DeleteFunc(groups, func(g []int) bool { return len(g) < 2 })
+}
+
+// sameValues reports whether the series of g have the same points.
+func sameValues(series []analyze.SeriesHistory, g []int) bool {
+	for _, i := range g[1:] {
+		if !slices.EqualFunc(series[g[0]].Points, series[i].Points, func(a, b analyze.MetricPoint) bool {
+			return a.T.Equal(b.T) && a.V == b.V
+		}) {
+			return false
+		}
+	}
+	return true
+}
+
+// markPath is an SVG path of a marker of radius r centred on (x, y).
+func markPath(shape string, x, y, r float64) string {
+	n := func(v float64) string { return chartNum(v) }
+	switch shape {
+	case "square":
+		r *= 0.9
+		return "M" + n(x-r) + "," + n(y-r) + "h" + n(2*r) + "v" + n(2*r) + "h" + n(-2*r) + "z"
+	case "triangle":
+		r *= 1.25
+		return "M" + n(x) + "," + n(y-r) + "L" + n(x+r*0.87) + "," + n(y+r*0.5) + "L" + n(x-r*0.87) + "," + n(y+r*0.5) + "z"
+	case "down":
+		r *= 1.25
+		return "M" + n(x) + "," + n(y+r) + "L" + n(x+r*0.87) + "," + n(y-r*0.5) + "L" + n(x-r*0.87) + "," + n(y-r*0.5) + "z"
+	case "diamond":
+		r *= 1.2
+		return "M" + n(x) + "," + n(y-r) + "L" + n(x+r) + "," + n(y) + "L" + n(x) + "," + n(y+r) + "L" + n(x-r) + "," + n(y) + "z"
+	}
+	return "M" + n(x-r) + "," + n(y) + "a" + n(r) + "," + n(r) + " 0 1,0 " + n(2*r) + ",0a" + n(r) + "," + n(r) + " 0 1,0 " + n(-2*r) + ",0z"
+}
+
+// chartNum writes a coordinate with at most one decimal.
+func chartNum(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10, 'f', -1, 64) }
+
+// ---- memory limits ----
+
+// memoryChartRE matches the metrics of a container's memory, which its
+// memory limit bounds.
+var memoryChartRE = regexp.MustCompile(`\b(process_resident_memory_bytes|container_memory_(working_set|rss|usage)_bytes)\b`)
+
+func memoryChart(promql string) bool { return memoryChartRE.MatchString(promql) }
+
+type chartLimitValue struct {
+	v     float64
+	label string
+}
+
+// chartLimits are the memory limits to draw over series: one line per
+// distinct limit of the pods the series are of, labelled with the pods
+// when not every pod of the chart has it; when the series name no pod,
+// the subject's limit.
+func chartLimits(series []analyze.SeriesHistory, limits map[string]float64, subject string) []chartLimitValue {
+	if len(limits) == 0 {
+		return nil
+	}
+	var pods []string
+	for _, se := range series {
+		if p := se.Labels["pod"]; p != "" && !slices.Contains(pods, p) {
+			pods = append(pods, p)
+		}
+	}
+	if len(pods) == 0 && subject != "" {
+		pods = []string{subject}
+	}
+	byValue := map[float64][]string{}
+	var values []float64
+	for _, p := range pods {
+		v, ok := limits[p]
+		if !ok || v <= 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			continue
+		}
+		if _, ok := byValue[v]; !ok {
+			values = append(values, v)
+		}
+		byValue[v] = append(byValue[v], p)
+	}
+	slices.Sort(values)
+	var out []chartLimitValue
+	for _, v := range values {
+		label := "memory limit " + chartValue(v, true)
+		if who := byValue[v]; len(who) < len(pods) || len(series) > 0 && series[0].Labels["pod"] == "" {
+			if len(who) > 2 {
+				who = append(who[:2:2], fmt.Sprintf("%d more", len(who)-2))
+			}
+			label += " (" + strings.Join(who, ", ") + ")"
+		}
+		out = append(out, chartLimitValue{v: v, label: label})
+		if len(out) == 3 {
+			break
+		}
+	}
+	return out
+}
+
+// limitEvidenceRE reads a container's memory limit from the evidence of a
+// Kubernetes signal that has the field memory_limit (compute-oom-crash-loop's
+// containers): "pod NAME: ... container=compute, memory_limit=8Gi, ...".
+var (
+	limitEvidenceRE   = regexp.MustCompile(`\bmemory_limit=([0-9][0-9.eE+-]*[A-Za-z]*)`)
+	limitPodRE        = regexp.MustCompile(`^pod ([^\s:]+)`)
+	limitContainerRE  = regexp.MustCompile(`\bcontainer=([^\s,)]+)`)
+	computeContainers = regexp.MustCompile(`^(compute|standalone)`)
+)
+
+// memoryLimits are the memory limits, in bytes by pod, that the finding's
+// evidence states: of the compute or standalone container, else of a pod's
+// only container with one.
+func memoryLimits(f analyze.Finding) map[string]float64 {
+	type lim struct {
+		v       float64
+		compute bool
+		n       int
+	}
+	found := map[string]*lim{}
+	for _, e := range f.Evidence {
+		m := limitEvidenceRE.FindStringSubmatch(e.Text)
+		if m == nil {
+			continue
+		}
+		v, ok := parseQuantity(m[1])
+		if !ok {
+			continue
+		}
+		pod := f.Subject
+		if p := limitPodRE.FindStringSubmatch(e.Text); p != nil {
+			pod = p[1]
+		}
+		compute := false
+		if c := limitContainerRE.FindStringSubmatch(e.Text); c != nil {
+			compute = computeContainers.MatchString(c[1])
+		}
+		l := found[pod]
+		if l == nil {
+			l = &lim{}
+			found[pod] = l
+		}
+		l.n++
+		switch {
+		case compute && !l.compute:
+			l.v, l.compute = v, true
+		case !l.compute && l.n == 1:
+			l.v = v
+		}
+	}
+	out := map[string]float64{}
+	for pod, l := range found {
+		if l.compute || l.n == 1 {
+			out[pod] = l.v
+		}
+	}
+	return out
+}
+
+// parseQuantity reads a Kubernetes resource quantity of bytes: 8Gi, 512M,
+// 1.5e9, 8589934592.
+func parseQuantity(s string) (float64, bool) {
+	units := map[string]float64{"": 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60,
+		"k": 1e3, "M": 1e6, "G": 1e9, "T": 1e12, "P": 1e15, "E": 1e18, "m": 1e-3}
+	i := len(s)
+	for i > 0 && (s[i-1] < '0' || s[i-1] > '9') && s[i-1] != '.' {
+		i--
+	}
+	mult, ok := units[s[i:]]
+	if !ok {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s[:i], 64)
+	if err != nil || v <= 0 || math.IsInf(v, 0) {
+		return 0, false
+	}
+	return v * mult, true
 }
 
 func yPos(v, lo, hi float64) float64 {

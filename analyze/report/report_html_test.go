@@ -5,10 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
+	"image/png"
+	"maps"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -120,7 +125,7 @@ func TestChartLayout(t *testing.T) {
 		{Series: `{pod="a"}`, Labels: map[string]string{"pod": "a", "component": "compute"}, Points: []analyze.MetricPoint{{T: times[0], V: 1 << 30}, {T: times[1], V: 2 << 30}, {T: times[3], V: 7 << 30}}},
 		{Series: `{pod="b"}`, Labels: map[string]string{"pod": "b", "component": "compute"}, Subject: true, Points: []analyze.MetricPoint{{T: times[0], V: 1 << 30}}},
 	}}
-	c := buildChart(h, s)
+	c := buildChart(h, s, nil)
 	if len(c.Lines) != 2 || c.Lines[0].Label != "pod=b" || !c.Lines[0].Subject || c.Lines[1].Label != "pod=a" {
 		t.Fatalf("lines = %+v, want the subject's series first, labelled by what tells them apart", c.Lines)
 	}
@@ -359,4 +364,319 @@ func TestHTMLReportInBrowser(t *testing.T) {
 			}
 		})
 	}
+}
+
+// overlapHistory is a finding's history of resident memory in which pods a,
+// b and c have the same values at every evaluation and pod d its own, and
+// the rule first held at the held-th evaluation of n.
+func overlapHistory(n, held int) (*analyze.MetricHistory, analyze.SignalHistory) {
+	t0 := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	h := &analyze.MetricHistory{Rule: "compute-oom-crash-loop", Subject: "rw-test-compute-0", SubjectKind: "pod"}
+	for i := range n {
+		h.Times = append(h.Times, t0.Add(time.Duration(i)*15*time.Second))
+	}
+	h.FirstHeld = h.Times[held]
+	s := analyze.SignalHistory{Name: "rss", Description: "resident memory of each compute pod",
+		PromQL: `process_resident_memory_bytes{component=~"compute|standalone"}`}
+	for _, pod := range []string{"rw-test-compute-a", "rw-test-compute-b", "rw-test-compute-c"} {
+		se := analyze.SeriesHistory{Series: `process_resident_memory_bytes{pod="` + pod + `"}`, Labels: map[string]string{"pod": pod}}
+		for _, t := range h.Times {
+			se.Points = append(se.Points, analyze.MetricPoint{T: t, V: 2 << 30})
+		}
+		s.Series = append(s.Series, se)
+	}
+	return h, s
+}
+
+func TestChartSameSeries(t *testing.T) {
+	h, s := overlapHistory(6, 3)
+	other := analyze.SeriesHistory{Series: `{pod="rw-test-compute-d"}`, Labels: map[string]string{"pod": "rw-test-compute-d"}}
+	for i, tm := range h.Times {
+		other.Points = append(other.Points, analyze.MetricPoint{T: tm, V: float64(i) * (1 << 28)})
+	}
+	s.Series = append(s.Series, other)
+	c := buildChart(h, s, nil)
+	if len(c.Lines) != 4 {
+		t.Fatalf("%d lines, want 4", len(c.Lines))
+	}
+	styles := map[string]string{}
+	for _, l := range c.Lines {
+		st := l.Dash + "/" + l.DashOffset
+		if o, ok := styles[st]; ok {
+			t.Errorf("%s and %s are drawn alike (dash %q)", o, l.Label, st)
+		}
+		styles[st] = l.Label
+	}
+	if want := []string{"3 series identical: pod=rw-test-compute-a, pod=rw-test-compute-b, pod=rw-test-compute-c"}; !slices.Equal(c.Same, want) {
+		t.Errorf("notes %q, want %q", c.Same, want)
+	}
+	// The three identical lines take turns along one line: one whole
+	// beneath, the others in dashes of one length that do not overlap.
+	if c.Lines[0].Dash != "" || c.Lines[1].Dash != c.Lines[2].Dash || c.Lines[1].DashOffset == c.Lines[2].DashOffset {
+		t.Errorf("identical lines' dashes: %+v", c.Lines[:3])
+	}
+	// Their dots are rings: the lower, the larger.
+	if a, b := c.Lines[0].Dots[0].D, c.Lines[2].Dots[0].D; a == b {
+		t.Errorf("identical series' first dots are the same path %q", a)
+	}
+	shapes := map[string]bool{}
+	for _, l := range c.Lines {
+		shapes[l.Shape] = true
+	}
+	if len(shapes) != 4 {
+		t.Errorf("marker shapes %v, want one per series", shapes)
+	}
+
+	// Values closer than the chart shows are drawn on one line, and said so.
+	s.Series[1].Points[2].V += 1
+	c = buildChart(h, s, nil)
+	if len(c.Same) != 1 || !strings.HasPrefix(c.Same[0], "3 series drawn on one line") {
+		t.Errorf("notes %q, want 3 series drawn on one line", c.Same)
+	}
+	// Apart at one point: not one line.
+	s.Series[1].Points[2].V = 3 << 30
+	if c = buildChart(h, s, nil); len(c.Same) != 1 || !strings.HasPrefix(c.Same[0], "2 series identical: pod=rw-test-compute-a, pod=rw-test-compute-c") {
+		t.Errorf("notes %q, want a and c identical", c.Same)
+	}
+}
+
+func TestChartMemoryLimit(t *testing.T) {
+	h, s := overlapHistory(6, 5)
+	f := analyze.Finding{Subject: "rw-test-compute-0", Evidence: []analyze.Evidence{
+		{Signal: "containers", Text: "pod rw-test-compute-a: spec.containers[name=log-shipper]: container=log-shipper, memory_limit=256Mi"},
+		{Signal: "containers", Text: "pod rw-test-compute-a: spec.containers[name=compute]: container=compute, memory_limit=4Gi, total_memory=3221225472"},
+		{Signal: "containers", Text: "pod rw-test-compute-b: spec.containers[name=compute]: container=compute, memory_limit=4294967296"},
+		{Signal: "containers", Text: "pod rw-test-compute-c: container=compute, memory_limit=6G"},
+		{Signal: "starts", Text: "memory_limit=oops"},
+	}}
+	limits := memoryLimits(f)
+	if want := map[string]float64{"rw-test-compute-a": 4 << 30, "rw-test-compute-b": 4 << 30, "rw-test-compute-c": 6e9}; !maps.Equal(limits, want) {
+		t.Fatalf("memoryLimits = %v, want %v", limits, want)
+	}
+	c := buildChart(h, s, limits)
+	var labels []string
+	for _, l := range c.Limits {
+		labels = append(labels, l.Label)
+		if l.Y < c.Y0 || l.Y > c.Y1 {
+			t.Errorf("limit %q at y=%v, outside the plot %v..%v", l.Label, l.Y, c.Y0, c.Y1)
+		}
+	}
+	if want := []string{"memory limit 4 GiB (rw-test-compute-a, rw-test-compute-b)", "memory limit 5.59 GiB (rw-test-compute-c)"}; !slices.Equal(labels, want) {
+		t.Errorf("limit labels %q, want %q", labels, want)
+	}
+	// The marker sits at the right edge: its label is drawn leftwards, and
+	// the limits' labels go to the left end.
+	if c.Marker == nil || c.Marker.Anchor != "end" || c.Marker.DX >= 0 || c.Limits[0].Anchor != "start" {
+		t.Errorf("marker %+v, limit %+v", c.Marker, c.Limits[0])
+	}
+	// One limit shared by every pod of the chart is not labelled with them.
+	c = buildChart(h, s, map[string]float64{"rw-test-compute-a": 8 << 30, "rw-test-compute-b": 8 << 30, "rw-test-compute-c": 8 << 30})
+	if len(c.Limits) != 1 || c.Limits[0].Label != "memory limit 8 GiB" || c.YTicks[len(c.YTicks)-1].Label != "8 GiB" {
+		t.Errorf("limits %+v, y ticks %+v", c.Limits, c.YTicks)
+	}
+	// Not a memory chart: no limit.
+	s.PromQL = "stream_memory_usage"
+	if c = buildChart(h, s, limits); len(c.Limits) != 0 {
+		t.Errorf("a chart of %s has limits %+v", s.PromQL, c.Limits)
+	}
+	for in, want := range map[string]float64{"8Gi": 8 << 30, "512Mi": 512 << 20, "1.5G": 1.5e9, "1e9": 1e9, "100k": 1e5, "2048": 2048} {
+		if got, ok := parseQuantity(in); !ok || got != want {
+			t.Errorf("parseQuantity(%q) = %v, %v; want %v", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{"", "Gi", "8GB", "-1Gi", "8 Gi"} {
+		if got, ok := parseQuantity(in); ok {
+			t.Errorf("parseQuantity(%q) = %v, want refused", in, got)
+		}
+	}
+}
+
+// hue classes of screenshot pixels.
+const (
+	hueNone = iota
+	hueBlue
+	hueRed
+	hueGreen
+	hueDark
+)
+
+// pixelHue classifies a pixel: the series colours c0 (blue), c1 (red, as
+// the rule-held marker is) and c2 (green), blended with white as
+// anti-aliasing leaves them; near black (the memory limit); or none.
+func pixelHue(c color.Color) int {
+	r16, g16, b16, _ := c.RGBA()
+	r, g, b := float64(r16>>8), float64(g16>>8), float64(b16>>8)
+	hi, lo := max(r, g, b), min(r, g, b)
+	if hi < 80 {
+		return hueDark
+	}
+	if hi == 0 || (hi-lo)/hi < 0.25 {
+		return hueNone
+	}
+	var h float64
+	switch hi {
+	case r:
+		h = math.Mod((g-b)/(hi-lo)*60+360, 360)
+	case g:
+		h = (b-r)/(hi-lo)*60 + 120
+	default:
+		h = (r-g)/(hi-lo)*60 + 240
+	}
+	switch {
+	case h >= 185 && h <= 225:
+		return hueBlue
+	case h >= 340 || h <= 12:
+		return hueRed
+	case h >= 95 && h <= 150:
+		return hueGreen
+	}
+	return hueNone
+}
+
+// Three series with the same values, in a report loaded in headless
+// Chromium: each is drawn in its own dash (DOM) and each colour shows along
+// the line (screenshot pixels), the legend says they are identical, and the
+// memory limit line and the rule-held marker are on the chart.
+func TestHTMLChartOverlapInBrowser(t *testing.T) {
+	chromium := findChromium(t)
+	h, s := overlapHistory(60, 44)
+	h.Signals = []analyze.SignalHistory{s}
+	f := analyze.Finding{Rule: "compute-oom-crash-loop", Pattern: "oom-crash-loop", Severity: analyze.SeverityWarning,
+		Status: analyze.StatusFiring, Title: "Compute node killed for memory again and again", Subject: "rw-test-compute-0",
+		SubjectKind: "pod", Summary: "Three compute pods at the same memory.", Fingerprint: "5e1f0c7a9b3d2e41",
+		Evidence: []analyze.Evidence{
+			{Signal: "containers", Path: "kubernetes/pods.json", Text: "pod rw-test-compute-a: container=compute, memory_limit=4Gi"},
+			{Signal: "containers", Path: "kubernetes/pods.json", Text: "pod rw-test-compute-b: container=compute, memory_limit=4Gi"},
+			{Signal: "containers", Path: "kubernetes/pods.json", Text: "pod rw-test-compute-c: container=compute, memory_limit=4Gi"},
+		}}
+	h.Fingerprint = f.Fingerprint
+	rep := &analyze.Report{SchemaVersion: analyze.ReportSchemaVersion, Tool: "rwdiag", Findings: []analyze.Finding{f},
+		Bundle: analyze.BundleInfo{Path: "overlap-test", Archive: "directory"}}
+	x := &analyze.Forensics{History: map[string]*analyze.MetricHistory{f.Fingerprint: h}}
+	var b bytes.Buffer
+	if err := WriteWith(&b, rep, FormatHTML, x); err != nil {
+		t.Fatal(err)
+	}
+	checkSelfContained(t, b.String())
+	artifacts := artifactDir(t)
+	page := filepath.Join(artifacts, "report-overlap.html")
+	if err := os.WriteFile(page, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	shot := filepath.Join(artifacts, "report-overlap.png")
+	dom, reqs := headless(t, chromium, page, shot)
+	t.Logf("report %s, screenshot %s", page, shot)
+	if len(reqs) > 0 {
+		t.Errorf("the page made network requests: %q", reqs)
+	}
+
+	// The DOM.
+	fig := figureRE.FindString(dom)
+	if fig == "" {
+		t.Fatalf("no chart in the DOM")
+	}
+	lines := regexp.MustCompile(`<polyline [^>]*>`).FindAllString(fig, -1)
+	if len(lines) != 3 {
+		t.Fatalf("%d polylines, want 3: %q", len(lines), lines)
+	}
+	attr := func(tag, name string) string {
+		m := regexp.MustCompile(`\s` + name + `="([^"]*)"`).FindStringSubmatch(tag)
+		if m == nil {
+			return ""
+		}
+		return m[1]
+	}
+	styles := map[string]bool{}
+	for _, l := range lines {
+		styles[attr(l, "stroke-dasharray")+"/"+attr(l, "stroke-dashoffset")] = true
+	}
+	if len(styles) != 3 {
+		t.Errorf("the three lines have %d distinct dash patterns, want 3: %q", len(styles), lines)
+	}
+	if want := "3 series identical: pod=rw-test-compute-a, pod=rw-test-compute-b, pod=rw-test-compute-c"; !strings.Contains(fig, want) {
+		t.Errorf("the legend lacks %q", want)
+	}
+	if !regexp.MustCompile(`<line class="limit"[^>]*>`).MatchString(fig) || !strings.Contains(fig, ">memory limit 4 GiB</text>") {
+		t.Error("no memory limit line labelled 4 GiB")
+	}
+	marker := strings.Index(fig, `<line class="marker"`)
+	if marker < 0 || !strings.Contains(fig, ">rule held</text>") {
+		t.Fatal("no rule-held marker")
+	}
+	if marker < strings.LastIndex(fig, "<polyline") {
+		t.Error("the rule-held marker is drawn beneath the series")
+	}
+
+	// The screenshot.
+	fh, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fh.Close()
+	img, err := png.Decode(fh)
+	if err != nil {
+		t.Fatalf("%s: %v", shot, err)
+	}
+	bounds := img.Bounds()
+	// The marker is the one red vertical line: the column with the most
+	// red, and the rows it spans are the plot's.
+	mx, most := -1, 0
+	for x := bounds.Min.X; x < bounds.Max.X; x++ {
+		n := 0
+		for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+			if pixelHue(img.At(x, y)) == hueRed {
+				n++
+			}
+		}
+		if n > most {
+			mx, most = x, n
+		}
+	}
+	if most < 60 {
+		t.Fatalf("no red vertical line of 60 pixels or more (the rule-held marker): at most %d, in column %d", most, mx)
+	}
+	y0, y1 := -1, -1
+	for y := bounds.Min.Y; y < bounds.Max.Y; y++ {
+		if pixelHue(img.At(mx, y)) == hueRed || pixelHue(img.At(mx+1, y)) == hueRed {
+			if y0 < 0 {
+				y0 = y
+			}
+			y1 = y
+		}
+	}
+	// In the plot's rows, each series colour along one row, and a dark
+	// unbroken line (the limit).
+	widest := map[int]int{}
+	darkRun := 0
+	// (The limit may lie on the plot's top edge.)
+	for y := y0 - 5; y <= y1+5; y++ {
+		count := map[int]int{}
+		run := 0
+		for x := max(bounds.Min.X, mx-700); x < min(bounds.Max.X, mx+700); x++ {
+			hue := pixelHue(img.At(x, y))
+			if hue == hueDark {
+				run++
+				darkRun = max(darkRun, run)
+			} else {
+				run = 0
+			}
+			if x >= mx-3 && x <= mx+3 {
+				continue // the marker
+			}
+			count[hue]++
+		}
+		for hue, n := range count {
+			widest[hue] = max(widest[hue], n)
+		}
+	}
+	for hue, name := range map[int]string{hueBlue: "blue (rw-test-compute-a)", hueRed: "red (rw-test-compute-b)", hueGreen: "green (rw-test-compute-c)"} {
+		if widest[hue] < 60 {
+			t.Errorf("the %s series shows %d pixels along a row of the plot (rows %d-%d), want 60 or more", name, widest[hue], y0, y1)
+		}
+	}
+	if darkRun < 200 {
+		t.Errorf("the longest dark run in the plot's rows is %d pixels, want a limit line of 200 or more", darkRun)
+	}
+	t.Logf("marker column %d (%d red pixels, rows %d-%d); series pixels along a row: blue %d, red %d, green %d; limit %d",
+		mx, most, y0, y1, widest[hueBlue], widest[hueRed], widest[hueGreen], darkRun)
 }
