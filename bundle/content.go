@@ -32,7 +32,11 @@ func (e *NotBundleError) Error() string {
 	case 1:
 		return fmt.Sprintf("not a bundle: %s holds 1 bundle: %s; analyze it", e.Path, e.Bundles[0])
 	default:
-		return fmt.Sprintf("not a bundle: %s holds %d bundles: %s; analyze one of them", e.Path, len(e.Bundles), strings.Join(e.Bundles, ", "))
+		names := e.Bundles
+		if len(names) > maxNamed {
+			names = append(names[:maxNamed:maxNamed], fmt.Sprintf("and %d more", len(e.Bundles)-maxNamed))
+		}
+		return fmt.Sprintf("not a bundle: %s holds %d bundles: %s; analyze one of them", e.Path, len(e.Bundles), strings.Join(names, ", "))
 	}
 	what := "it is empty"
 	if e.Files > 0 {
@@ -62,6 +66,9 @@ type contentTally struct {
 
 const maxTopFiles = 1000
 
+// maxNamed is how many bundles the error names.
+const maxNamed = 8
+
 func (t *contentTally) note(e *Entry) {
 	t.files++
 	if e.Kind != KindUnknown {
@@ -83,7 +90,7 @@ func (t *contentTally) note(e *Entry) {
 	// A bundle one level down (a/logs/...) or two (a/rwdiag-x/logs/...).
 	for k := 1; k <= 2 && k < len(parts); k++ {
 		if Classify(strings.Join(parts[k:], "/")).Kind != KindUnknown {
-			t.candidate(parts[0])
+			t.candidate(strings.Join(parts[:k], "/"))
 			return
 		}
 	}

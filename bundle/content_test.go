@@ -70,7 +70,11 @@ func TestNotBundle(t *testing.T) {
 			"a/manifest.json": "{}", "a/logs/p/c.log": "x",
 			"b/rwdiag-b-20261129T204300Z/kubernetes/pods.json": "{}",
 			"notes/todo.txt": "x"},
-			"holds 2 bundles: a, b; analyze one of them"},
+			"holds 2 bundles: a, b/rwdiag-b-20261129T204300Z; analyze one of them"},
+		{"many bundles", map[string]string{
+			"a/logs/p/c.log": "x", "b/logs/p/c.log": "x", "c/logs/p/c.log": "x", "d/logs/p/c.log": "x", "e/logs/p/c.log": "x",
+			"f/logs/p/c.log": "x", "g/logs/p/c.log": "x", "h/logs/p/c.log": "x", "i/logs/p/c.log": "x", "j/logs/p/c.log": "x"},
+			"holds 10 bundles: a, b, c, d, e, f, g, h, and 2 more; analyze one of them"},
 		{"folder of archives", map[string]string{"one.tar": string(bundleTar), "two.bin": string(bundleTar), "notes.txt": "x"},
 			"holds 2 bundles: one.tar, two.bin; analyze one of them"},
 		{"one archive and a note", map[string]string{"x.tar.zst": "not really", "notes.txt": "x"},

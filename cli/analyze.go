@@ -123,6 +123,9 @@ func runAnalyze(c *ucli.Context) error {
 		return err
 	}
 	warnProblems(c, "", rep.Bundle.Problems)
+	if err := stoppedEarly(rep.Bundle, "report"); err != nil {
+		return err
+	}
 	if !never && rep.ExceedsFailOn(threshold) {
 		return &exitError{code: exitFailed}
 	}
@@ -140,14 +143,28 @@ func unreadable(b analyze.BundleInfo) error {
 	return inputError(fmt.Errorf("%s: no file in the bundle could be read: %s", b.Path, strings.Join(b.Problems, "; ")))
 }
 
+// stoppedEarly returns the error for a bundle whose reading stopped before
+// its end (damage, --max-total-bytes): exit 2, as every bundle command does,
+// once the output (a report of what was read: what) is written.
+func stoppedEarly(b analyze.BundleInfo, what string) error {
+	why := analyze.ReadingStopped(b)
+	if why == "" {
+		return nil
+	}
+	return inputError(fmt.Errorf("%s: reading stopped early; the %s covers what came before: %s", b.Path, what, why))
+}
+
 // warnProblems prints what could not be read on stderr, one warning a line,
 // each prefixed with prefix (the bundle, when there are several), escaped
-// for the terminal.
+// for the terminal. Why reading stopped early is left to stoppedEarly.
 func warnProblems(c *ucli.Context, prefix string, problems []string) {
 	if prefix != "" {
 		prefix = termtext.Escape(prefix, termtext.Name) + ": "
 	}
 	for _, p := range problems {
+		if strings.HasPrefix(p, "reading stopped early: ") {
+			continue
+		}
 		fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s%s\n", prefix, termtext.Escape(p, termtext.Line))
 	}
 }

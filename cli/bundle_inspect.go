@@ -52,6 +52,11 @@ func runInspect(c *ucli.Context) error {
 	}
 	defer r.Close()
 	s, fatal := bundle.Summarize(r)
+	if fatal == nil {
+		if err := r.NotBundle(); err != nil {
+			return inputError(err)
+		}
+	}
 	w := c.App.Writer
 	if format == "json" {
 		enc := json.NewEncoder(termtext.Writer{W: w}) // C1 and bidi controls as \u escapes
@@ -192,6 +197,8 @@ func summaryFields(s *bundle.Summary) [][]string {
 		rows = append(rows, []string{"manifest", fmt.Sprintf("format version %d, %d files listed", m.FormatVersion, len(m.Files))})
 	case s.HasManifest:
 		rows = append(rows, []string{"manifest", "present but unreadable (see problems)"})
+	case s.Partial:
+		rows = append(rows, []string{"manifest", "not reached: reading stopped before any manifest.json (see problems)"})
 	default:
 		rows = append(rows, []string{"manifest", "hand-made (no manifest)"})
 	}

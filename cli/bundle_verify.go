@@ -46,6 +46,9 @@ func runVerify(c *ucli.Context) error {
 		return inputError(fmt.Errorf("%s: reading stopped before a manifest was read: %w", r.Name(), rep.Problems[n-1]))
 	}
 	if errors.Is(err, bundle.ErrNoManifest) {
+		if nb := r.NotBundle(); nb != nil {
+			return inputError(nb)
+		}
 		return inputError(fmt.Errorf("%s: %w", r.Name(), err))
 	}
 	if err != nil {

@@ -64,6 +64,11 @@ func runDiff(c *ucli.Context) error {
 	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteDiff(w, d, format) }); err != nil {
 		return err
 	}
+	for _, rep := range reps {
+		if err := stoppedEarly(rep.Bundle, "diff"); err != nil {
+			return err
+		}
+	}
 	if !never && d.AddedAtOrAbove(threshold) {
 		return &exitError{code: exitFailed}
 	}

@@ -106,6 +106,11 @@ func runSQL(c *ucli.Context) error {
 	}
 	defer store.Close()
 	fatal := loadSQLTables(r, store, c.App.ErrWriter)
+	if fatal == nil {
+		if err := r.NotBundle(); err != nil {
+			return inputError(err)
+		}
+	}
 
 	w := c.App.Writer
 	if listTables {

@@ -160,10 +160,21 @@ func TestSQLTables(t *testing.T) {
 		t.Errorf("--format csv:\n%v", r)
 	}
 
-	empty := t.TempDir()
-	r = run(t, "sql", empty)
+	noSQL := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(noSQL, "logs", "rw-meta-0"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(noSQL, "logs", "rw-meta-0", "meta.log"), []byte("2026-11-29T20:15:00Z INFO started\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, "sql", noSQL)
 	if r.code != exitOK || r.stdout != "" || !strings.Contains(r.stderr, "has no sql/*.csv tables") {
 		t.Errorf("bundle without tables:\n%v", r)
+	}
+	empty := t.TempDir()
+	r = run(t, "sql", empty)
+	if r.code != exitUsage || r.stdout != "" || !strings.Contains(r.stderr, "not a bundle: "+empty+": nothing in it is bundle content") {
+		t.Errorf("empty directory: want exit 2, not a bundle:\n%v", r)
 	}
 }
 

@@ -93,7 +93,7 @@ func runTimeline(c *ucli.Context) error {
 		return err
 	}
 	warnProblems(c, "", rep.Bundle.Problems)
-	return nil
+	return stoppedEarly(rep.Bundle, "timeline")
 }
 
 // listFormat picks the format of a timeline or a diff: the flag, else -o's
