@@ -334,15 +334,20 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory, limits map[st
 		}
 		what := "identical"
 		if !sameValues(series, g) {
-			what = "drawn on one line (their values differ by less than the chart shows)"
+			what = "overlap, their values closer than the chart shows"
+		}
+		// Names that hold commas are told apart by semicolons.
+		sep := ", "
+		if slices.ContainsFunc(names, func(n string) bool { return strings.Contains(n, ",") }) {
+			sep = "; "
 		}
 		switch {
 		case k == len(series) && k > 4:
 			c.Same = append(c.Same, fmt.Sprintf("all %d series %s", k, what))
 		case k > 4:
-			c.Same = append(c.Same, fmt.Sprintf("%d series %s: %s and %d more", k, what, strings.Join(names[:3], ", "), k-3))
+			c.Same = append(c.Same, fmt.Sprintf("%d series %s: %s and %d more", k, what, strings.Join(names[:3], sep), k-3))
 		default:
-			c.Same = append(c.Same, fmt.Sprintf("%d series %s: %s", k, what, strings.Join(names, ", ")))
+			c.Same = append(c.Same, fmt.Sprintf("%d series %s: %s", k, what, strings.Join(names, sep)))
 		}
 	}
 	for i, se := range series {

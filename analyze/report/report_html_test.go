@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -430,8 +431,16 @@ func TestChartSameSeries(t *testing.T) {
 	// Values closer than the chart shows are drawn on one line, and said so.
 	s.Series[1].Points[2].V += 1
 	c = buildChart(h, s, nil)
-	if len(c.Same) != 1 || !strings.HasPrefix(c.Same[0], "3 series drawn on one line") {
-		t.Errorf("notes %q, want 3 series drawn on one line", c.Same)
+	if len(c.Same) != 1 || !strings.HasPrefix(c.Same[0], "3 series overlap, their values closer than the chart shows: ") {
+		t.Errorf("notes %q, want 3 series overlapping", c.Same)
+	}
+	// Series named by several labels are told apart by semicolons.
+	h2, s2 := overlapHistory(3, 0)
+	for i := range s2.Series {
+		s2.Series[i].Labels["partition"] = strconv.Itoa(i)
+	}
+	if c := buildChart(h2, s2, nil); len(c.Same) != 1 || c.Same[0] != "3 series identical: pod=rw-test-compute-a, partition=0; pod=rw-test-compute-b, partition=1; pod=rw-test-compute-c, partition=2" {
+		t.Errorf("notes %q", c.Same)
 	}
 	// Apart at one point: not one line.
 	s.Series[1].Points[2].V = 3 << 30
