@@ -9,10 +9,15 @@ import (
 )
 
 // WriteDiff writes the diff in format f: table, json or markdown.
+// The table is laid out for DefaultWidth: see Options.WriteDiff.
 func WriteDiff(w io.Writer, d *analyze.Diff, f Format) error {
+	return writeDiff(w, d, f, Options{})
+}
+
+func writeDiff(w io.Writer, d *analyze.Diff, f Format, o Options) error {
 	return writeFormatted(w, f, "diff", d,
 		func(w io.Writer) error { return writeDiffMarkdown(w, d) },
-		func(w io.Writer) error { return writeDiffText(w, d) })
+		func(w io.Writer) error { return writeDiffText(w, d, o) })
 }
 
 // diffSections are the diff's lists with their headings, in print order.
@@ -44,8 +49,8 @@ func diffNotes(d *analyze.Diff) []string {
 	return ns
 }
 
-func writeDiffText(w io.Writer, d *analyze.Diff) error {
-	p := &reportPrinter{w: w}
+func writeDiffText(w io.Writer, d *analyze.Diff, o Options) error {
+	p := &reportPrinter{w: w, width: o.width(), colour: o.Colour}
 	p.lines("OLD: ", diffBundleLine(d.Old))
 	p.lines("NEW: ", diffBundleLine(d.New))
 	for _, n := range diffNotes(d) {
@@ -61,11 +66,11 @@ func writeDiffText(w io.Writer, d *analyze.Diff) error {
 			if it.OldSeverity != 0 {
 				sev = strings.ToUpper(it.OldSeverity.String()) + "->" + sev
 			}
-			p.lines("  ", fmt.Sprintf("[%s] %s: %s (%s, %s)", sev, it.Title, it.Subject, it.Rule, it.Fingerprint))
+			p.linesPainted("  ", "["+sev+"]", severityColour(it.Severity), " ", fmt.Sprintf("%s: %s (%s, %s)", it.Title, it.Subject, it.Rule, it.Fingerprint), false)
 			if it.Reason != "" {
 				p.lines("      why: ", it.Reason)
 			}
-			p.lines("      ", truncateRunes(sanitizeText(it.Summary, false), 400, "..."))
+			p.lines("      ", cutWords(sanitizeText(it.Summary, false), 400))
 		}
 	}
 	p.printf("\n%s.\n", diffCountLine(d))

@@ -13,10 +13,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/olekukonko/tablewriter"
-	"github.com/olekukonko/tablewriter/renderer"
-	"github.com/olekukonko/tablewriter/tw"
-
 	"github.com/rwdiag/rwdiag/analyze"
 	"github.com/rwdiag/rwdiag/internal/termtext"
 )
@@ -55,7 +51,12 @@ func Write(w io.Writer, r *analyze.Report, f Format) error { return WriteWith(w,
 // WriteWith is Write with forensics (see analyze.Investigate), which the Markdown
 // and HTML formats show: the timeline around each finding and, in HTML,
 // charts of each finding's metrics. x may be nil.
+// The table is laid out for DefaultWidth, without colour: see Options.Write.
 func WriteWith(w io.Writer, r *analyze.Report, f Format, x *analyze.Forensics) error {
+	return write(w, r, f, x, Options{})
+}
+
+func write(w io.Writer, r *analyze.Report, f Format, x *analyze.Forensics, o Options) error {
 	c := sortedCopy(r)
 	bw := bufio.NewWriter(w)
 	var err error
@@ -65,7 +66,7 @@ func WriteWith(w io.Writer, r *analyze.Report, f Format, x *analyze.Forensics) e
 	case FormatMarkdown:
 		err = writeMarkdown(bw, c, x)
 	case FormatTable:
-		err = writeTable(bw, c)
+		err = writeTable(bw, c, o)
 	case FormatHTML:
 		err = writeHTML(bw, c, x)
 	default:
@@ -141,24 +142,21 @@ func tally(r *analyze.Report) reportCounts {
 	return c
 }
 
-// summaryLine is e.g. "2 critical, 1 warning findings; 1 rule inconclusive".
+// summaryLine is e.g. "2 critical and 1 warning finding; 1 rule inconclusive":
+// the noun agrees with the count next to it, as in "1 critical and 1 warning
+// finding".
 func (c reportCounts) summaryLine() string {
 	var parts []string
-	n := 0
+	last := 0
 	for _, s := range []analyze.Severity{analyze.SeverityCritical, analyze.SeverityWarning, analyze.SeverityInfo} {
 		if c.firing[s] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", c.firing[s], s))
-			n += c.firing[s]
+			last = c.firing[s]
 		}
 	}
-	var line string
-	switch n {
-	case 0:
-		line = "No findings"
-	case 1:
-		line = parts[0] + " finding"
-	default:
-		line = strings.Join(parts, ", ") + " findings"
+	line := "No findings"
+	if len(parts) > 0 {
+		line = joinAnd(parts) + " " + pluralize(last, "finding", "findings")
 	}
 	if c.inconclusive > 0 {
 		line += fmt.Sprintf("; %d %s inconclusive", c.inconclusive, pluralize(c.inconclusive, "rule", "rules"))
@@ -195,6 +193,14 @@ func notableRules(r *analyze.Report) []analyze.RuleResult {
 		}
 	}
 	return out
+}
+
+// joinAnd joins "a", "b" and "c" as "a, b and c".
+func joinAnd(parts []string) string {
+	if len(parts) < 2 {
+		return strings.Join(parts, "")
+	}
+	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
 }
 
 func pluralize(n int, one, many string) string {
@@ -254,36 +260,14 @@ func truncateRunes(s string, n int, ellipsis string) string {
 	return s
 }
 
-// remediationHeadline is the first line of Markdown text that says
-// something: not blank, not a code fence; heading and list markers removed.
-func remediationHeadline(md string) string {
-	for line := range strings.Lines(md) {
-		line = strings.TrimSpace(line)
-		if line == "" || strings.HasPrefix(line, "```") || strings.HasPrefix(line, "~~~") {
-			continue
-		}
-		line = strings.TrimLeft(line, "#")
-		line = strings.TrimPrefix(strings.TrimPrefix(strings.TrimPrefix(line, " "), "- "), "* ")
-		return strings.TrimSpace(line)
-	}
-	return ""
-}
-
 // ---- table ----
 
-// reportTableWidth is the terminal width the table format is laid out for.
-const reportTableWidth = 100
+// Findings table layout: the summary column is left out (each summary is
+// then printed under its finding) when it would be narrower than this.
+const tableMinSummary = 24
 
-// Column width limits: the subject wraps past tableMaxSubject, and the
-// summary gets the rest of the line but never less than tableMinSummary.
-const (
-	tableMaxSubject = 24
-	tableMinSummary = 24
-	tableMaxPattern = 20
-)
-
-func writeTable(w io.Writer, r *analyze.Report) error {
-	p := &reportPrinter{w: w}
+func writeTable(w io.Writer, r *analyze.Report, o Options) error {
+	p := &reportPrinter{w: w, width: o.width(), colour: o.Colour}
 	b := r.Bundle
 	p.lines("Bundle:     ", reportBundleLine(b))
 	if s := reportClusterLine(b); s != "" {
@@ -298,28 +282,43 @@ func writeTable(w io.Writer, r *analyze.Report) error {
 	for _, n := range reportBundleNotes(b) {
 		p.lines("Note:       ", n)
 	}
+	// The number each finding has in the list, and the first inconclusive
+	// finding of each rule: what it lacks is said there, once.
+	undecided := map[string]int{}
+	for i, f := range r.Findings {
+		if f.Status == analyze.StatusInconclusive {
+			if _, ok := undecided[f.Rule]; !ok {
+				undecided[f.Rule] = i + 1
+			}
+		}
+	}
 	if len(r.Findings) > 0 {
 		p.printf("\n")
 		if p.err != nil {
 			return p.err
 		}
-		if err := findingsTable(w, r); err != nil {
+		summaryShown, err := findingsTable(w, r, o)
+		if err != nil {
 			return err
 		}
 		for i, f := range r.Findings {
 			p.printf("\n")
-			writeFindingText(p, i+1, f)
+			writeFindingText(p, i+1, f, !summaryShown || f.Status == analyze.StatusInconclusive)
 		}
 	}
 
-	p.printf("\n%s.\n", tally(r).summaryLine())
-	p.printf("%s\n", rulesLine(r))
+	p.printf("\n")
+	p.lines("", tally(r).summaryLine()+".")
+	p.lines("", rulesLine(r))
 	for _, rr := range notableRules(r) {
 		text := rr.ID
-		if rr.Reason != "" {
+		if n, ok := undecided[rr.ID]; ok && rr.Status == analyze.RuleInconclusive {
+			text += fmt.Sprintf(": see finding %d", n)
+		} else if rr.Reason != "" {
 			text += ": " + rr.Reason
 		}
-		p.lines(fmt.Sprintf("  %-12s  ", rr.Status), text)
+		status := string(rr.Status)
+		p.linesPainted("  ", status, ruleStatusColour(rr.Status), strings.Repeat(" ", max(2, 14-len(status))), text, true)
 	}
 	if lines := examinedLines(r); len(lines) > 0 {
 		p.printf("\nExamined (decisive inputs; --format json lists every signal):\n")
@@ -336,107 +335,126 @@ func writeTable(w io.Writer, r *analyze.Report) error {
 	return p.err
 }
 
-func findingsTable(w io.Writer, r *analyze.Report) error {
-	header := []string{"SEVERITY", "STATUS", "PATTERN", "SUBJECT", "SUMMARY"}
-	rows := make([][]string, len(r.Findings))
+// findingsTable writes the table of findings laid out to o's width. The
+// summary column is left out when the width leaves it too little room;
+// shown says whether it is in.
+func findingsTable(w io.Writer, r *analyze.Report, o Options) (shown bool, err error) {
+	g := &grid{
+		header: []string{"SEVERITY", "STATUS", "PATTERN", "SUBJECT", "SUMMARY"},
+		wrap:   []bool{false, false, false, false, true},
+		border: true,
+	}
 	for i, f := range r.Findings {
-		rows[i] = []string{
+		summary := sanitizeText(f.Summary, false)
+		if f.Status == analyze.StatusInconclusive {
+			summary = fmt.Sprintf("Could not be decided: see %d. below for what is missing.", i+1)
+		}
+		g.rows = append(g.rows, []string{
 			f.Severity.String(),
 			string(f.Status),
 			sanitizeText(f.Pattern, false),
 			sanitizeText(f.Subject, false),
-			sanitizeText(f.Summary, false),
+			summary,
+		})
+	}
+	g.paint = func(row, col int) string {
+		f := r.Findings[row]
+		switch {
+		case col == 0:
+			return severityColour(f.Severity)
+		case col == 1 && f.Status == analyze.StatusInconclusive:
+			return sgrDim
+		}
+		return ""
+	}
+	// The widest layout that fits: every column, then without the pattern
+	// (the list names each finding's rule), then without the summary (the
+	// list then says it under each finding).
+	width := o.width()
+	for _, c := range []struct {
+		cols       []int
+		minSummary int
+	}{{[]int{0, 1, 2, 3, 4}, 30}, {[]int{0, 1, 3, 4}, tableMinSummary}, {[]int{0, 1, 2, 3}, 0}, {[]int{0, 1, 3}, 0}} {
+		t := g.only(c.cols)
+		ws, fits := t.layout(width)
+		last := len(c.cols) - 1
+		if width == 0 || fits && (c.minSummary == 0 || ws[last] >= c.minSummary) {
+			return c.cols[last] == 4, t.render(w, ws, o.Colour)
 		}
 	}
-	// Natural widths of the short columns; the subject is capped and the
-	// summary takes what is left of the line.
-	widths := make([]int, len(header))
-	for c := range 4 {
-		widths[c] = cellWidth(header[c])
-		for _, row := range rows {
-			widths[c] = max(widths[c], cellWidth(row[c]))
-		}
-	}
-	widths[2] = min(widths[2], tableMaxPattern)
-	widths[3] = min(widths[3], tableMaxSubject)
-	borders := 3*len(header) + 1
-	summary := 0
-	for _, row := range rows {
-		summary = max(summary, cellWidth(row[4]))
-	}
-	widths[4] = max(min(summary, reportTableWidth-borders-widths[0]-widths[1]-widths[2]-widths[3]), tableMinSummary)
-	for _, row := range rows {
-		for c := range row {
-			row[c] = strings.Join(wrapCell(row[c], widths[c]), "\n")
-		}
-	}
-
-	t := tablewriter.NewTable(w,
-		tablewriter.WithRenderer(renderer.NewBlueprint(tw.Rendition{
-			Symbols:  tw.NewSymbols(tw.StyleASCII),
-			Settings: tw.Settings{Separators: tw.Separators{BetweenRows: tw.On}},
-		})),
-		tablewriter.WithHeaderAutoFormat(tw.Off), // print headers as given
-		tablewriter.WithHeaderAlignment(tw.AlignLeft),
-		tablewriter.WithHeaderAutoWrap(tw.WrapNone),
-		tablewriter.WithRowAutoWrap(tw.WrapNone), // cells are wrapped above
-		tablewriter.WithRowAlignment(tw.AlignLeft),
-		tablewriter.WithTrimSpace(tw.Off),
-	)
-	t.Header(header)
-	for _, row := range rows {
-		if err := t.Append(row); err != nil {
-			return fmt.Errorf("render table: %w", err)
-		}
-	}
-	if err := t.Render(); err != nil {
-		return fmt.Errorf("render table: %w", err)
-	}
-	return nil
+	// A subject longer than the line: no borders, the subject last, so
+	// that only its own line is longer than the width.
+	t := g.only([]int{0, 1, 3})
+	t.border = false
+	ws, _ := t.layout(0)
+	return false, t.render(w, ws, o.Colour)
 }
 
 // tableEvidenceLines is how many evidence items the table format shows per
 // finding.
 const tableEvidenceLines = 3
 
-func writeFindingText(p *reportPrinter, n int, f analyze.Finding) {
-	head := fmt.Sprintf("[%s] %s: %s", strings.ToUpper(f.Severity.String()), f.Title, f.Subject)
+// writeFindingText writes one finding of the list under the table: its
+// title, rule, summary (when the table has none for it), links, top
+// evidence and the first paragraph of its remediation.
+func writeFindingText(p *reportPrinter, n int, f analyze.Finding, withSummary bool) {
+	sev := "[" + strings.ToUpper(f.Severity.String()) + "]"
+	head := f.Title + ": " + f.Subject
 	if f.Status != analyze.StatusFiring {
 		head += " (" + string(f.Status) + ")"
 	}
-	p.lines(fmt.Sprintf("%d. ", n), head)
+	p.linesPainted(fmt.Sprintf("%d. ", n), sev, severityColour(f.Severity), " ", head, false)
 	p.lines("   rule ", f.Rule)
+	if withSummary {
+		p.lines("   ", f.Summary)
+	}
 	for _, l := range f.Links {
-		p.lines("   ", sanitizeText(l.String(), false))
+		p.lines("   ", l.String())
 	}
 	for i, e := range f.Evidence {
-		if i == tableEvidenceLines {
-			p.printf("     ... and %d more (see --format markdown or json)\n", len(f.Evidence)-i)
+		if i == tableEvidenceLines && p.width > 0 {
+			more := len(f.Evidence) - i
+			p.printf("     ... and %d more %s (see --format markdown or json)\n", more, pluralize(more, "item", "items"))
 			break
 		}
 		// "path:line  excerpt" on one line when it fits, else the excerpt
-		// on a line of its own; either way cut, not wrapped.
-		src := sanitizeText(e.Location(), false)
+		// on a line of its own, shortened from its module path and spans
+		// so that the message stays.
+		src := sanitizeText(evidenceSource(e), false)
 		text := strings.TrimSpace(sanitizeText(evidenceExcerpt(e), false))
 		line := "   - " + src
-		if text != "" && cellWidth(line)+2+cellWidth(text) <= reportTableWidth {
+		if text != "" && (p.width == 0 || utf8.RuneCountInString(line)+2+utf8.RuneCountInString(text) <= p.width) {
 			line += "  " + text
 			text = ""
 		}
-		p.printf("%s\n", truncateRunes(line, reportTableWidth, "..."))
+		p.printf("%s\n", line)
 		if text != "" {
-			p.printf("%s\n", truncateRunes("     "+text, reportTableWidth, "..."))
+			p.printf("     %s\n", ShortenLogText(text, p.width-5))
 		}
 	}
-	if fix := remediationHeadline(f.Remediation); fix != "" {
+	if fix := fixLine(f.Remediation); fix != "" {
 		p.lines("   fix: ", fix)
 	}
 }
 
+// evidenceSource is where evidence comes from: "path:line", or for a metric
+// computed over several scrapes, which have no one path, "metrics".
+func evidenceSource(e analyze.Evidence) string {
+	if loc := e.Location(); loc != "" {
+		return loc
+	}
+	if e.Series != "" {
+		return "metrics (signal " + e.Signal + ")"
+	}
+	return "signal " + e.Signal
+}
+
 // reportPrinter keeps the first write error.
 type reportPrinter struct {
-	w   io.Writer
-	err error
+	w      io.Writer
+	err    error
+	width  int // 0: no wrapping
+	colour bool
 }
 
 func (p *reportPrinter) printf(format string, args ...any) {
@@ -445,16 +463,54 @@ func (p *reportPrinter) printf(format string, args ...any) {
 	}
 }
 
-// lines prints text after prefix, wrapped to the table width with the
-// following lines indented as far as the prefix.
+// lines prints text after prefix, wrapped at spaces to the printer's width
+// with the following lines indented as far as the prefix.
 func (p *reportPrinter) lines(prefix, text string) {
-	indent := strings.Repeat(" ", cellWidth(prefix))
-	for i, line := range wrapCell(sanitizeText(text, false), reportTableWidth-len(indent)) {
-		if i == 0 {
-			p.printf("%s%s\n", prefix, line)
-		} else {
-			p.printf("%s%s\n", indent, line)
+	p.linesPainted(prefix, "", "", "", text, false)
+}
+
+// linesPainted is lines with a word (a severity, a status) between prefix
+// and text, painted with sgr when colour is on, and sep after it. With hang,
+// the text's following lines are indented under its first word, not under
+// the word.
+func (p *reportPrinter) linesPainted(prefix, word, sgr, sep, text string, hang bool) {
+	text = sanitizeText(text, false)
+	lead := prefix + word + sep
+	indent := strings.Repeat(" ", utf8.RuneCountInString(prefix))
+	if hang {
+		indent = strings.Repeat(" ", utf8.RuneCountInString(lead))
+	}
+	first := paint(p.colour, sgr, word) + sep
+	if word == "" {
+		first = ""
+	}
+	if p.width <= 0 {
+		p.printf("%s%s\n", prefix, strings.TrimRight(first+text, " "))
+		return
+	}
+	// The first line: as many words as fit after lead.
+	words := strings.Fields(text)
+	room := p.width - utf8.RuneCountInString(lead)
+	line := ""
+	i := 0
+	for ; i < len(words); i++ {
+		n := utf8.RuneCountInString(words[i])
+		if line != "" && utf8.RuneCountInString(line)+1+n > room {
+			break
 		}
+		if line != "" {
+			line += " "
+		} else if n > room && word != "" {
+			break // a long first word goes to the next line, whole
+		}
+		line += words[i]
+	}
+	p.printf("%s%s\n", prefix, strings.TrimRight(first+line, " "))
+	if i == len(words) {
+		return
+	}
+	for _, l := range wrapWords(strings.Join(words[i:], " "), max(p.width-len(indent), 1)) {
+		p.printf("%s%s\n", indent, l)
 	}
 }
 
@@ -490,68 +546,6 @@ func reportBundleNotes(b analyze.BundleInfo) []string {
 		notes = append(notes, "collection was incomplete; see the bundle problems")
 	}
 	return notes
-}
-
-func cellWidth(s string) int {
-	n := 0
-	for line := range strings.SplitSeq(s, "\n") {
-		n = max(n, utf8.RuneCountInString(line))
-	}
-	return n
-}
-
-// wrapCell breaks s into lines of at most width runes, at spaces where it can
-// and otherwise after a '-', '_', ':', '/', '.' or ',' in an overlong word.
-func wrapCell(s string, width int) []string {
-	if width < 1 {
-		width = 1
-	}
-	var lines []string
-	line := ""
-	for word := range strings.FieldsSeq(s) {
-		for utf8.RuneCountInString(word) > width {
-			if line != "" {
-				if room := width - utf8.RuneCountInString(line) - 1; room >= 8 {
-					head, tail := breakCellWord(word, room)
-					lines = append(lines, line+" "+head)
-					line, word = "", tail
-					continue
-				}
-				lines = append(lines, line)
-				line = ""
-			}
-			head, tail := breakCellWord(word, width)
-			lines = append(lines, head)
-			word = tail
-		}
-		switch {
-		case line == "":
-			line = word
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(word) <= width:
-			line += " " + word
-		default:
-			lines = append(lines, line)
-			line = word
-		}
-	}
-	if line != "" || len(lines) == 0 {
-		lines = append(lines, line)
-	}
-	return lines
-}
-
-// breakCellWord splits word so that head has at most n runes, preferring to
-// break after punctuation in its second half.
-func breakCellWord(word string, n int) (head, tail string) {
-	runes := []rune(word)
-	at := n
-	for i := n; i > n/2; i-- {
-		if strings.ContainsRune("-_:/.,", runes[i-1]) {
-			at = i
-			break
-		}
-	}
-	return string(runes[:at]), string(runes[at:])
 }
 
 // ---- markdown ----

@@ -319,16 +319,25 @@ func TestReportGolden(t *testing.T) {
 		file   string
 		report *analyze.Report
 		format Format
+		opts   Options
 	}{
-		{"report.md", reportSample(), FormatMarkdown},
-		{"report.txt", reportSample(), FormatTable},
-		{"report.json", reportSample(), FormatJSON},
-		{"empty.md", empty, FormatMarkdown},
-		{"empty.txt", empty, FormatTable},
+		{"report.md", reportSample(), FormatMarkdown, Options{}},
+		{"report.txt", reportSample(), FormatTable, Options{}}, // piped: DefaultWidth
+		{"report-80.txt", reportSample(), FormatTable, Options{Width: 80}},
+		{"report-100.txt", reportSample(), FormatTable, Options{Width: 100}},
+		{"report-200.txt", reportSample(), FormatTable, Options{Width: 200}},
+		{"report-wide.txt", reportSample(), FormatTable, Options{Width: 80, Wide: true}},
+		{"report.json", reportSample(), FormatJSON, Options{}},
+		{"empty.md", empty, FormatMarkdown, Options{}},
+		{"empty.txt", empty, FormatTable, Options{}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			got := renderReport(t, tt.report, tt.format)
+			var buf bytes.Buffer
+			if err := tt.opts.Write(&buf, tt.report, tt.format, nil); err != nil {
+				t.Fatal(err)
+			}
+			got := buf.Bytes()
 			path := filepath.Join("testdata", "golden", tt.file)
 			if *updateGolden {
 				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -349,22 +358,102 @@ func TestReportGolden(t *testing.T) {
 	}
 }
 
-func TestReportTableFitsTerminal(t *testing.T) {
-	out := string(renderReport(t, reportSample(), FormatTable))
+// checkWidth fails for a line of out longer than width columns, unless
+// what makes it longer is one word (an identifier) longer than the room it
+// has; and for trailing spaces.
+func checkWidth(t *testing.T, out string, width int) {
+	t.Helper()
 	for i, line := range strings.Split(out, "\n") {
-		if n := len([]rune(line)); n > 100 {
-			t.Errorf("line %d is %d columns wide:\n%s", i+1, n, line)
-		}
 		if strings.HasSuffix(line, " ") {
-			t.Errorf("line %d has trailing space: %q", i+1, line)
+			t.Errorf("width %d: line %d has trailing space: %q", width, i+1, line)
+		}
+		n := len([]rune(line))
+		if n <= width {
+			continue
+		}
+		// One identifier longer than the width itself may stick out, and
+		// nothing else on the line.
+		longest := 0
+		for _, w := range strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == '|' }) {
+			longest = max(longest, len([]rune(w)))
+		}
+		if longest <= width/2 {
+			t.Errorf("width %d: line %d is %d columns wide:\n%s", width, i+1, n, line)
 		}
 	}
-	if strings.Contains(out, "\x1b") {
-		t.Error("table output has escape sequences")
+}
+
+// reportLongNames is reportSample with a pod name longer than 80 columns
+// and a summary naming it, as a cluster with a long release name has.
+func reportLongNames() *analyze.Report {
+	r := reportSample()
+	long := "risingwave-compute-with-a-very-long-release-name-for-the-production-cluster-eu-1-7c9f"
+	r.Findings[0].Subject = long
+	r.Findings[0].Summary = long + " logged 57 delivery errors in 10 minutes."
+	return r
+}
+
+func TestReportTableFitsTerminal(t *testing.T) {
+	for _, width := range []int{80, 100, 120, 200} {
+		for _, r := range []*analyze.Report{reportSample(), reportLongNames()} {
+			var buf bytes.Buffer
+			if err := (Options{Width: width}).Write(&buf, r, FormatTable, nil); err != nil {
+				t.Fatal(err)
+			}
+			out := buf.String()
+			checkWidth(t, out, width)
+			if strings.Contains(out, "\x1b") {
+				t.Error("table output has escape sequences")
+			}
+			for _, h := range []string{"SEVERITY", "STATUS", "SUBJECT"} {
+				if !strings.Contains(out, h) {
+					t.Errorf("width %d: table output lacks header %s", width, h)
+				}
+			}
+			// Identifiers are never broken: each subject and rule id is
+			// on one line.
+			for _, f := range r.Findings {
+				for _, id := range []string{f.Subject, f.Rule} {
+					if !strings.Contains(out, id) {
+						t.Errorf("width %d: %q is broken or missing:\n%s", width, id, out)
+					}
+				}
+			}
+			// Every summary is somewhere, in the table or the list.
+			if !strings.Contains(strings.Join(strings.Fields(strings.ReplaceAll(out, "|", " ")), " "), "checkpoints have not advanced for 41 minutes.") {
+				t.Errorf("width %d: a summary is missing:\n%s", width, out)
+			}
+		}
 	}
-	for _, h := range []string{"SEVERITY", "STATUS", "PATTERN", "SUBJECT", "SUMMARY"} {
-		if !strings.Contains(out, h) {
-			t.Errorf("table output lacks header %s", h)
+}
+
+func TestReportColour(t *testing.T) {
+	var plain, colour bytes.Buffer
+	if err := (Options{}).Write(&plain, reportSample(), FormatTable, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Options{Colour: true}).Write(&colour, reportSample(), FormatTable, nil); err != nil {
+		t.Fatal(err)
+	}
+	out := colour.String()
+	for _, want := range []string{sgrBold + sgrRed + "critical" + sgrReset, sgrYellow + "warning" + sgrReset,
+		sgrBold + sgrRed + "[CRITICAL]" + sgrReset, sgrDim + "inconclusive" + sgrReset} {
+		if !strings.Contains(out, want) {
+			t.Errorf("coloured table lacks %q:\n%s", want, out)
+		}
+	}
+	// Colour changes nothing else: the same text, the same layout.
+	if stripped := regexp.MustCompile("\x1b\\[[0-9;]*m").ReplaceAllString(out, ""); stripped != plain.String() {
+		t.Errorf("colour changed the layout:\n%s\n---\n%s", stripped, plain.String())
+	}
+	// Never in the formats that are not for a terminal.
+	for _, f := range []Format{FormatJSON, FormatMarkdown, FormatHTML} {
+		var buf bytes.Buffer
+		if err := (Options{Colour: true}).Write(&buf, reportSample(), f, nil); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(buf.String(), "\x1b[") {
+			t.Errorf("%s output has colour", f)
 		}
 	}
 }

@@ -13,10 +13,15 @@ import (
 )
 
 // WriteTimeline writes the timeline in format f: table, json or markdown.
+// The table is laid out for DefaultWidth: see Options.WriteTimeline.
 func WriteTimeline(w io.Writer, tl *analyze.Timeline, f Format) error {
+	return writeTimeline(w, tl, f, Options{})
+}
+
+func writeTimeline(w io.Writer, tl *analyze.Timeline, f Format, o Options) error {
 	return writeFormatted(w, f, "timeline", tl,
 		func(w io.Writer) error { return writeTimelineMarkdown(w, tl) },
-		func(w io.Writer) error { return writeTimelineText(w, tl) })
+		func(w io.Writer) error { return writeTimelineText(w, tl, o) })
 }
 
 // writeFormatted writes v as indented JSON, or with its Markdown or table
@@ -47,29 +52,58 @@ func writeFormatted(w io.Writer, f Format, what string, v any, markdown, table f
 // milliseconds, so that the column lines up.
 func timelineTime(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05.000Z07:00") }
 
-// timelineTextWidth is how much of an entry's text the table shows.
-const timelineTextWidth = 240
-
-func writeTimelineText(w io.Writer, tl *analyze.Timeline) error {
-	p := &reportPrinter{w: w}
-	podW, srcW := len("POD"), len("SOURCE")
-	for _, e := range tl.Entries {
-		podW = max(podW, cellWidth(sanitizeText(entryWho(e), false)))
-		srcW = max(srcW, len(e.Source))
+func writeTimelineText(w io.Writer, tl *analyze.Timeline, o Options) error {
+	p := &reportPrinter{w: w, width: o.width(), colour: o.Colour}
+	g := &grid{header: []string{"TIME", "LEVEL", "SOURCE", "POD/CONTAINER"}, wrap: []bool{false, false, false, false}}
+	if o.Wide {
+		g.header = append(g.header, "WHAT", "(FROM)")
+		g.wrap = append(g.wrap, false, false)
 	}
-	podW = min(podW, 40)
-	p.printf("%-24s  %-5s  %-*s  %-*s  %s\n", "TIME", "LEVEL", srcW, "SOURCE", podW, "POD", "WHAT (FROM)")
 	for _, e := range tl.Entries {
-		text := truncateRunes(strings.TrimSpace(sanitizeText(e.Text, false)), timelineTextWidth, "...")
-		p.printf("%-24s  %-5s  %-*s  %-*s  %s\n", timelineTime(e.Time), e.Level, srcW, e.Source, podW,
-			truncateRunes(sanitizeText(entryWho(e), false), podW, "~"), text)
-		p.printf("%*s(%s)\n", 24+2+5+2+srcW+2+podW+2, "", sanitizeText(e.Location(), false))
+		row := []string{timelineTime(e.Time), e.Level, sanitizeText(string(e.Source), false), sanitizeText(entryWho(e), false)}
+		if o.Wide {
+			row = append(row, strings.TrimSpace(sanitizeText(e.Text, false)), "("+sanitizeText(e.Location(), false)+")")
+		}
+		g.rows = append(g.rows, row)
+	}
+	g.paint = func(row, col int) string {
+		if col != 1 {
+			return ""
+		}
+		return levelColour(tl.Entries[row].Level)
+	}
+	ws, _ := g.layout(0)
+	if o.Wide {
+		if err := g.render(w, ws, o.Colour); err != nil {
+			return err
+		}
+	} else {
+		// Each entry is a line of its time, level, source and pod, then its
+		// text and where it comes from, indented, on lines of their own:
+		// the text is shortened from its module path, not its message.
+		p.printf("%s\n", strings.TrimRight(g.row(ws, g.header, -1, false), " "))
+		for i, e := range tl.Entries {
+			p.printf("%s\n", g.row(ws, g.rows[i], i, o.Colour))
+			p.printf("    %s\n", ShortenLogText(strings.TrimSpace(sanitizeText(e.Text, false)), p.width-4))
+			p.printf("    (%s)\n", sanitizeText(e.Location(), false))
+		}
 	}
 	p.printf("\n%d %s.\n", len(tl.Entries), pluralize(len(tl.Entries), "entry", "entries"))
 	for _, n := range tl.Notes {
 		p.lines("Note: ", n)
 	}
 	return p.err
+}
+
+// levelColour is how a log level is marked on a terminal.
+func levelColour(level string) string {
+	switch level {
+	case "ERROR", "FATAL":
+		return sgrRed
+	case "WARN", "WARNING":
+		return sgrYellow
+	}
+	return ""
 }
 
 // entryWho is "pod/container", "pod" or "-".
