@@ -35,14 +35,20 @@ var reportHTML = template.Must(template.New("report").Funcs(template.FuncMap{
 	"esrc":  analyze.TimelineEntry.Location,
 	"who":   entryWho,
 	"clean": func(s string) string { return sanitizeText(s, true) },
+	"short": func(s string) string { return ShortenLogText(sanitizeText(s, true), htmlEntryRunes) },
 	"link":  func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
 }).Parse(reportHTMLTemplate))
 
 // htmlExcerptEntries is how many timeline entries the page shows around a
 // finding, and htmlTimelineEntries how many in the full timeline.
+// htmlEntryRunes is how much of an entry's text a row shows, all of it (the
+// whole text is the row's tooltip): about four lines of the column at 1280
+// pixels, cut as the text timeline cuts, from the spans and module path
+// rather than from the message at the end.
 const (
 	htmlExcerptEntries  = 20
 	htmlTimelineEntries = 2000
+	htmlEntryRunes      = 160
 )
 
 type htmlPage struct {

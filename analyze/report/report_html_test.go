@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"image/color"
 	"image/png"
 	"maps"
@@ -18,6 +19,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rwdiag/rwdiag/analyze"
 	"github.com/rwdiag/rwdiag/bundle"
@@ -688,4 +690,29 @@ func TestHTMLChartOverlapInBrowser(t *testing.T) {
 	}
 	t.Logf("marker column %d (%d red pixels, rows %d-%d); series pixels along a row: blue %d, red %d, green %d; limit %d",
 		mx, most, y0, y1, widest[hueBlue], widest[hueRed], widest[hueGreen], darkRun)
+}
+
+// A timeline row shows the end of a long line, where its message is: the
+// spans and module path give way first (ShortenLogText), and the whole line
+// is the row's tooltip.
+func TestHTMLTimelineKeepsMessage(t *testing.T) {
+	at := time.Date(2026, 11, 29, 20, 19, 18, 5641000, time.UTC)
+	text := `handle_query{mode="simple query" session_id=7 sql="CREATE MATERIALIZED VIEW mv_test_rollup AS SELECT r.region_id, count(DISTINCT r.visit_id) AS visits, sum(r.dwell_ms) AS dwell FROM region_visits r JOIN regions g ON r.region_id = g.region_id GROUP BY r.region_id"}: pgwire_slow_query_log: slow query elapsed=60000ms`
+	x := &analyze.Forensics{Timeline: &analyze.Timeline{Entries: []analyze.TimelineEntry{{Time: at, Source: analyze.SourceLog, Level: "WARN",
+		Pod: "rw-test-frontend-0", Container: "frontend", Path: "logs/rw-test-frontend-0/frontend.log", Line: 8, Text: text}}}}
+	var b bytes.Buffer
+	if err := WriteWith(&b, reportSample(), FormatHTML, x); err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`<div class="entry" title="([^"]*)">([^<]*)</div>`).FindStringSubmatch(b.String())
+	if m == nil {
+		t.Fatal("no timeline row")
+	}
+	shown := html.UnescapeString(m[2])
+	if !strings.HasSuffix(shown, ": slow query elapsed=60000ms") || utf8.RuneCountInString(shown) > htmlEntryRunes {
+		t.Errorf("the row shows %d runes %q, want at most %d ending in the message", utf8.RuneCountInString(shown), shown, htmlEntryRunes)
+	}
+	if html.UnescapeString(m[1]) != text {
+		t.Errorf("the tooltip is %q, want the whole line", m[1])
+	}
 }
