@@ -492,17 +492,20 @@ func chartLimits(series []analyze.SeriesHistory, limits map[string]float64, subj
 
 // limitEvidenceRE reads a container's memory limit from the evidence of a
 // Kubernetes signal that has the field memory_limit (compute-oom-crash-loop's
-// containers): "pod NAME: ... container=compute, memory_limit=8Gi, ...".
+// containers): "pod NAME: ... container=compute, memory_limit=8Gi, ...", or
+// worded "memory limit 8Gi". limitSummaryRE reads the summary's "memory
+// limit 8GiB", the subject's, when no evidence states one.
 var (
-	limitEvidenceRE   = regexp.MustCompile(`\bmemory_limit=([0-9][0-9.eE+-]*[A-Za-z]*)`)
-	limitPodRE        = regexp.MustCompile(`^pod ([^\s:]+)`)
-	limitContainerRE  = regexp.MustCompile(`\bcontainer=([^\s,)]+)`)
+	limitEvidenceRE   = regexp.MustCompile(`\bmemory[_ ]limit(?:=|:\s*|\s+)([0-9][0-9.eE+-]*[A-Za-z]*)`)
+	limitSummaryRE    = regexp.MustCompile(`\bmemory limit ([0-9][0-9.]*\s?[KMGTP]i?B)\b`)
+	limitPodRE        = regexp.MustCompile(`^pod ([^\s:,]+)`)
+	limitContainerRE  = regexp.MustCompile(`\bcontainer[= ]([^\s,):]+)`)
 	computeContainers = regexp.MustCompile(`^(compute|standalone)`)
 )
 
-// memoryLimits are the memory limits, in bytes by pod, that the finding's
-// evidence states: of the compute or standalone container, else of a pod's
-// only container with one.
+// memoryLimits are the memory limits, in bytes by pod, that the finding
+// states: its evidence, of the compute or standalone container, else of a
+// pod's only container with one; else its summary, of the subject.
 func memoryLimits(f analyze.Finding) map[string]float64 {
 	type lim struct {
 		v       float64
@@ -544,6 +547,13 @@ func memoryLimits(f analyze.Finding) map[string]float64 {
 	for pod, l := range found {
 		if l.compute || l.n == 1 {
 			out[pod] = l.v
+		}
+	}
+	if len(found) == 0 && f.SubjectKind == "pod" {
+		if m := limitSummaryRE.FindStringSubmatch(f.Summary); m != nil {
+			if v, ok := parseQuantity(strings.TrimSuffix(strings.ReplaceAll(m[1], " ", ""), "B")); ok {
+				out[f.Subject] = v
+			}
 		}
 	}
 	return out

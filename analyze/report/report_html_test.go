@@ -464,6 +464,19 @@ func TestChartMemoryLimit(t *testing.T) {
 	if want := map[string]float64{"rw-test-compute-a": 4 << 30, "rw-test-compute-b": 4 << 30, "rw-test-compute-c": 6e9}; !maps.Equal(limits, want) {
 		t.Fatalf("memoryLimits = %v, want %v", limits, want)
 	}
+	// Worded otherwise, or only in the summary.
+	for _, tt := range []struct {
+		f    analyze.Finding
+		want map[string]float64
+	}{
+		{analyze.Finding{Subject: "p0", SubjectKind: "pod", Evidence: []analyze.Evidence{{Text: "pod p1 container compute: memory limit 2Gi"}}}, map[string]float64{"p1": 2 << 30}},
+		{analyze.Finding{Subject: "p0", SubjectKind: "pod", Summary: "p0 was OOMKilled; memory limit 7.5GiB; resident memory reached 7.61GiB."}, map[string]float64{"p0": 7.5 * (1 << 30)}},
+		{analyze.Finding{Subject: "p0", SubjectKind: "pod", Summary: "p0 was OOMKilled; resident memory reached 7.61GiB."}, map[string]float64{}},
+	} {
+		if got := memoryLimits(tt.f); !maps.Equal(got, tt.want) {
+			t.Errorf("memoryLimits(%+v) = %v, want %v", tt.f, got, tt.want)
+		}
+	}
 	c := buildChart(h, s, limits)
 	var labels []string
 	for _, l := range c.Limits {
