@@ -81,12 +81,13 @@ func analyzeCommand() *ucli.Command {
 			"   rwdiag analyze --format markdown -o ticket.md rwdiag-prod-20261129T204300Z.tar.zst\n" +
 			"   rwdiag analyze -o report.html bundle.tar.zst   # one self-contained page with charts\n" +
 			"   rwdiag analyze --format json --fail-on never bundle.tar.zst | jq '.findings[].subject'\n" +
-			"   rwdiag analyze --rules ./my-rules --disable sink-blockage-decoupled-lag bundle.tar.zst",
+			"   rwdiag analyze --rules ./my-rules --disable sink-decoupled-lagging bundle.tar.zst\n" +
+			"   rwdiag analyze --width 120 samples/compound-incident   # or --wide: one line per row",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT` of the report: table, json, markdown or html (default: table, or as -o's extension says: .json, .md, .html)"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the report to `FILE` ('-' is stdout)"},
 			&ucli.StringFlag{Name: "fail-on", Value: "warning", Usage: "exit 1 when a firing finding is at or above `SEVERITY` (critical, warning, info, never)"},
-		}, append(ruleFlags(), limitFlags()...)...),
+		}, append(append(ruleFlags(), layoutFlags()...), limitFlags()...)...),
 		Action: runAnalyze,
 	}
 }
@@ -99,6 +100,9 @@ func runAnalyze(c *ucli.Context) error {
 	format, err := reportFormat(c.String("format"), out)
 	if err != nil {
 		return usageError(c, "%v", err)
+	}
+	if _, err := decideLayout(c, c.App.Writer, out); err != nil {
+		return err
 	}
 	in, err := readAnalysisInputs(c)
 	if err != nil {
@@ -172,7 +176,7 @@ func warnProblems(c *ucli.Context, prefix string, problems []string) {
 // reportFormat picks the format: the flag, else -o's extension, else a table.
 func reportFormat(flag, out string) (report.Format, error) {
 	if flag != "" {
-		return report.ParseFormat(flag)
+		return report.ParseFormat(strings.ToLower(flag))
 	}
 	switch strings.ToLower(filepath.Ext(out)) {
 	case ".json":
@@ -218,7 +222,7 @@ type analysisInputs struct {
 func readAnalysisInputs(c *ucli.Context) (analysisInputs, error) {
 	var in analysisInputs
 	var err error
-	in.threshold, in.never, err = analyze.ParseFailOn(c.String("fail-on"))
+	in.threshold, in.never, err = analyze.ParseFailOn(strings.ToLower(strings.TrimSpace(c.String("fail-on"))))
 	if err != nil {
 		return in, usageError(c, "--fail-on: %v", err)
 	}

@@ -140,7 +140,7 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Writer:         stdout,
 		ErrWriter:      stderr,
 		HideVersion:    true,
-		Flags:          limitFlags(),
+		Flags:          append(limitFlags(), &ucli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version, as 'rwdiag version' does"}),
 		ExitErrHandler: func(*ucli.Context, error) {}, // Run maps errors to exit codes; nothing here may os.Exit
 		Action:         requireCommand,
 		Commands:       []*ucli.Command{collectCommand(), analyzeCommand(), timelineCommand(), diffCommand(), rulesCommand(), sqlCommand(), bundleCommand(), versionCommand()},
@@ -156,8 +156,17 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 // requireCommand is the action of a command that only holds subcommands: it
 // runs when none was named, or an unknown one was.
 func requireCommand(c *ucli.Context) error {
+	if commandName(c) == c.App.Name && c.Bool("version") && !c.Args().Present() {
+		printVersion(c.App.Writer)
+		return nil
+	}
 	if c.Args().Present() {
-		return usageError(c, "unknown command %q", c.Args().First())
+		cmds := c.App.Commands
+		if c.Command != nil && c.Command.Name != "" {
+			cmds = c.Command.Subcommands
+		}
+		got := c.Args().First()
+		return usageError(c, "unknown command %q%s", got, didYouMean(got, commandNames(cmds)))
 	}
 	// Help on stderr: the user asked for nothing, so this is a diagnostic.
 	w := c.App.Writer
@@ -172,7 +181,7 @@ func requireCommand(c *ucli.Context) error {
 }
 
 func onUsageError(c *ucli.Context, err error, _ bool) error {
-	return usageError(c, "%v", err)
+	return usageError(c, "%s", suggestFlag(c, err))
 }
 
 func setUsageErrors(c *ucli.Command) {

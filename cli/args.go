@@ -16,12 +16,19 @@ func interspersed(app *ucli.App, args []string) []string {
 	}
 	out := []string{args[0]}
 	flags, cmds := app.Flags, app.Commands
+	var globals []string
 	i := 1
 	// Walk down the command path, keeping flags in place.
 	for i < len(args) {
 		tok := args[i]
 		if tok == "--" {
-			return append(out, args[i:]...)
+			return append(withGlobals(out, globals), args[i:]...)
+		}
+		if isFlag(tok) && len(out) > 1 && !hasFlag(flags, tok) && hasFlag(app.Flags, tok) {
+			n := max(flagWidth(app.Flags, tok, args[i:]), 1)
+			globals = append(globals, args[i:i+n]...)
+			i += n
+			continue
 		}
 		if isFlag(tok) {
 			n := flagWidth(flags, tok, args[i:])
@@ -39,12 +46,22 @@ func interspersed(app *ucli.App, args []string) []string {
 	}
 	// The leaf command's arguments: flags first, then positionals. A flag
 	// that wants a value but ends the line stays last, so the error says so.
+	// A global flag the command does not take itself (--max-total-bytes
+	// after `rules test`, --version after a command) moves before the
+	// command, where urfave reads global flags.
 	var positional, dangling []string
+	leaf := flags
 	for i < len(args) {
 		tok := args[i]
 		if tok == "--" {
 			positional = append(positional, args[i:]...)
 			break
+		}
+		if isFlag(tok) && !hasFlag(leaf, tok) && hasFlag(app.Flags, tok) {
+			n := max(flagWidth(app.Flags, tok, args[i:]), 1)
+			globals = append(globals, args[i:i+n]...)
+			i += n
+			continue
 		}
 		if isFlag(tok) {
 			n := flagWidth(flags, tok, args[i:])
@@ -60,7 +77,29 @@ func interspersed(app *ucli.App, args []string) []string {
 		positional = append(positional, tok)
 		i++
 	}
-	return append(append(out, positional...), dangling...)
+	return append(append(withGlobals(out, globals), positional...), dangling...)
+}
+
+// withGlobals puts the global flags found after the command right after
+// the program name.
+func withGlobals(out, globals []string) []string {
+	if len(globals) == 0 {
+		return out
+	}
+	return append(append([]string{out[0]}, globals...), out[1:]...)
+}
+
+// hasFlag reports whether tok ("--name", "-n", "--name=v") names one of flags.
+func hasFlag(flags []ucli.Flag, tok string) bool {
+	name, _, _ := strings.Cut(strings.TrimLeft(tok, "-"), "=")
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func isFlag(tok string) bool { return len(tok) > 1 && tok[0] == '-' }

@@ -9,7 +9,7 @@ import (
 func bundleCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "bundle",
-		Usage:     "inspect, verify or extract a bundle without analysing it",
+		Usage:     "inspect, verify, extract or redact a bundle without analysing it",
 		UsageText: "rwdiag bundle command [command options] BUNDLE [arguments...]",
 		Description: "BUNDLE is a directory, or a tar, tar.zst or tar.gz archive told apart by its\n" +
 			"first bytes, not its name. The archive is read in one streaming pass; nothing is\n" +
@@ -17,7 +17,8 @@ func bundleCommand() *ucli.Command {
 			"Examples:\n" +
 			"   rwdiag bundle inspect samples/oom-crash-loop\n" +
 			"   rwdiag bundle verify rwdiag-prod-20261129T204300Z.tar.zst\n" +
-			"   rwdiag bundle extract rwdiag-prod-20261129T204300Z.tar.zst ./prod",
+			"   rwdiag bundle extract rwdiag-prod-20261129T204300Z.tar.zst ./prod\n" +
+			"   rwdiag bundle redact samples/handmade-minimal handmade-redacted.tar.zst",
 		Subcommands: []*ucli.Command{inspectCommand(), verifyCommand(), extractCommand(), redactCommand()},
 		Action:      requireCommand,
 	}

@@ -38,7 +38,7 @@ func inspectCommand() *ucli.Command {
 }
 
 func runInspect(c *ucli.Context) error {
-	format := c.String("format")
+	format := strings.ToLower(c.String("format"))
 	if format != "text" && format != "json" {
 		return usageError(c, "--format %q: want text or json", format)
 	}

@@ -28,7 +28,7 @@ func diffCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT`: table, json or markdown (default: table, or as -o's extension says: .json, .md)"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the diff to `FILE` ('-' is stdout)"},
 			&ucli.StringFlag{Name: "fail-on", Value: "warning", Usage: "exit 1 when a new finding is at or above `SEVERITY` (critical, warning, info, never)"},
-		}, append(ruleFlags(), limitFlags()...)...),
+		}, append(append(ruleFlags(), layoutFlags()...), limitFlags()...)...),
 		Action: runDiff,
 	}
 }
@@ -42,6 +42,9 @@ func runDiff(c *ucli.Context) error {
 	format, err := listFormat(c.String("format"), out)
 	if err != nil {
 		return usageError(c, "%v", err)
+	}
+	if _, err := decideLayout(c, c.App.Writer, out); err != nil {
+		return err
 	}
 	in, err := readAnalysisInputs(c)
 	if err != nil {

@@ -35,10 +35,13 @@ func rulesListCommand() *ucli.Command {
 		UsageText: "rwdiag rules list [--rules PATH]... [--disable ID]... [--risingwave-version V]",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "risingwave-version", Usage: "mark the rules that do not apply to RisingWave `VERSION`"},
-		}, ruleFlags()...),
+		}, append(ruleFlags(), layoutFlags()...)...),
 		Action: func(c *ucli.Context) error {
 			if c.NArg() > 0 {
 				return usageError(c, "unexpected arguments: %s (use --rules PATH)", strings.Join(c.Args().Slice(), " "))
+			}
+			if _, err := decideLayout(c, c.App.Writer, ""); err != nil {
+				return err
 			}
 			rs, err := loadRules(c)
 			if err != nil {

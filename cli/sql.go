@@ -57,7 +57,7 @@ func sqlCommand() *ucli.Command {
 }
 
 func runSQL(c *ucli.Context) error {
-	format := c.String("format")
+	format := strings.ToLower(strings.TrimSpace(c.String("format")))
 	if format != "table" && format != "csv" && format != "json" {
 		return usageError(c, "--format %q: want table, csv or json", format)
 	}

@@ -41,7 +41,7 @@ func timelineCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "min-level", Value: "warn", Usage: "leave out log lines below `LEVEL`: trace, debug, info, warn or error"},
 			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT`: table, json or markdown (default: table, or as -o's extension says: .json, .md)"},
 			&ucli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write the timeline to `FILE` ('-' is stdout)"},
-		}, append(ruleFlags(), limitFlags()...)...),
+		}, append(append(ruleFlags(), layoutFlags()...), limitFlags()...)...),
 		Action: runTimeline,
 	}
 }
@@ -55,6 +55,9 @@ func runTimeline(c *ucli.Context) error {
 	format, err := listFormat(c.String("format"), out)
 	if err != nil {
 		return usageError(c, "%v", err)
+	}
+	if _, err := decideLayout(c, c.App.Writer, out); err != nil {
+		return err
 	}
 	var topts analyze.TimelineOptions
 	if topts.Since, err = parseTimeFlag(c.String("since")); err != nil {
@@ -99,12 +102,15 @@ func runTimeline(c *ucli.Context) error {
 // listFormat picks the format of a timeline or a diff: the flag, else -o's
 // extension, else a table. HTML is the analyze report's alone.
 func listFormat(flag, out string) (report.Format, error) {
+	flag = strings.ToLower(strings.TrimSpace(flag))
 	if flag == "" {
 		switch strings.ToLower(filepath.Ext(out)) {
 		case ".json":
 			flag = "json"
 		case ".md", ".markdown":
 			flag = "markdown"
+		case ".html", ".htm":
+			flag = "html"
 		default:
 			flag = "table"
 		}
@@ -112,6 +118,8 @@ func listFormat(flag, out string) (report.Format, error) {
 	switch f := report.Format(flag); f {
 	case report.FormatTable, report.FormatJSON, report.FormatMarkdown:
 		return f, nil
+	case report.FormatHTML:
+		return "", fmt.Errorf("no HTML form here (want table, json or markdown); 'rwdiag analyze -o report.html BUNDLE' writes the HTML report, which holds the whole timeline")
 	}
 	return "", fmt.Errorf("unknown format %q (want table, json or markdown)", flag)
 }

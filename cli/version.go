@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"runtime/debug"
 
@@ -32,14 +33,18 @@ func versionCommand() *ucli.Command {
 			if _, err := exactArgs(c); err != nil {
 				return err
 			}
-			info, ok := debug.ReadBuildInfo()
-			w := c.App.Writer
-			fmt.Fprintf(w, "rwdiag %s\n", resolveVersion(Version, info, ok))
-			fmt.Fprintf(w, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
-			fmt.Fprintf(w, "bundle format %d\n", bundle.FormatVersion)
+			printVersion(c.App.Writer)
 			return nil
 		},
 	}
+}
+
+// printVersion writes what `rwdiag version` and `rwdiag --version` print.
+func printVersion(w io.Writer) {
+	info, ok := debug.ReadBuildInfo()
+	fmt.Fprintf(w, "rwdiag %s\n", resolveVersion(Version, info, ok))
+	fmt.Fprintf(w, "go %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	fmt.Fprintf(w, "bundle format %d\n", bundle.FormatVersion)
 }
 
 // resolveVersion picks the version to report: the one set at build time,
