@@ -330,13 +330,13 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory, limits map[st
 		for n, i := range g {
 			names[n] = c.Lines[i].Label
 			size[i] = float64(min(k-1-n, 3))
+			c.Lines[i].Swatch = "" // the legend's swatch is too short for turns
 			if n == 0 {
 				c.Lines[i].Dash = "" // whole, beneath the others
 				continue
 			}
 			c.Lines[i].Dash = chartNum(seg) + " " + chartNum(seg*float64(k-1))
 			c.Lines[i].DashOffset = chartNum(seg * float64(k-n))
-			c.Lines[i].Swatch = ""
 		}
 		what := "identical"
 		if !sameValues(series, g) {
