@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	ucli "github.com/urfave/cli/v2"
@@ -67,7 +68,8 @@ func collectCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "context", Usage: "the kubeconfig `CONTEXT` to use (default: the current one)"},
 			&ucli.StringFlag{Name: "kubeconfig", Usage: "the kubeconfig `FILE` (default: $KUBECONFIG, ~/.kube/config, then the in-cluster service account)"},
 			&ucli.StringFlag{Name: "selector", Aliases: []string{"l"}, Usage: "label `SELECTOR` of the RisingWave pods, instead of the operator's and helm's labels"},
-			&ucli.DurationFlag{Name: "since", Value: d.Since, Usage: "logs of the last `DURATION` only (0: all)"},
+			&ucli.StringFlag{Name: "since", Value: d.Since.String(), Usage: "logs of the last `DURATION` only (0: all); a TIME is taken as --since-time"},
+			&ucli.StringFlag{Name: "since-time", Usage: "logs since `TIME` only (RFC 3339, or '2026-11-29 20:15' in UTC), as kubectl logs --since-time"},
 			&ucli.StringFlag{Name: "log-bytes", Value: formatSize(d.LogBytes), Usage: "keep at most `SIZE` of each log, its newest lines"},
 			&ucli.StringFlag{Name: "log-budget", Value: formatSize(d.LogBudget), Usage: "keep at most `SIZE` of logs in all, unhealthy pods first"},
 			&ucli.IntFlag{Name: "metrics-samples", Value: d.MetricsSamples, Usage: "scrape each pod's metrics port `N` times (0: never)"},
@@ -97,7 +99,14 @@ func runCollect(c *ucli.Context) error {
 	opts.Context = c.String("context")
 	opts.Kubeconfig = c.String("kubeconfig")
 	opts.Selector = c.String("selector")
-	opts.Since = c.Duration("since")
+	if c.IsSet("since") && c.IsSet("since-time") {
+		return usageError(c, "give --since or --since-time, not both")
+	}
+	since, err := parseSince(c.String("since"), c.String("since-time"), time.Now())
+	if err != nil {
+		return usageError(c, "%v", err)
+	}
+	opts.Since = since
 	opts.MetricsSamples = c.Int("metrics-samples")
 	opts.MetricsInterval = c.Duration("metrics-interval")
 	opts.SQLDSN = c.String("sql-dsn")
@@ -144,6 +153,12 @@ func runCollect(c *ucli.Context) error {
 				return usageError(c, "--%s chooses the metrics --prometheus reads: it needs --prometheus", f)
 			}
 		}
+	}
+	if err := checkArchiveName(c.String("output")); err != nil {
+		return usageError(c, "%v", err)
+	}
+	if err := findKubeconfig(opts.Kubeconfig); err != nil {
+		return &exitError{exitUsage, err}
 	}
 	toStdout := c.String("output") == "-"
 	opts.Output = c.String("output")
@@ -247,4 +262,86 @@ func pluginUsage(s string) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// parseSince reads collect's --since and --since-time (which wins; the
+// caller refuses both set) into the duration of logs to keep: --since is a
+// DURATION, or a TIME (as --since-time); a TIME
+// becomes the time from it to now, rounded up to the second.
+func parseSince(since, sinceTime string, now time.Time) (time.Duration, error) {
+	at := sinceTime
+	if at == "" {
+		d, err := time.ParseDuration(strings.TrimSpace(since))
+		if err == nil {
+			if d < 0 {
+				return 0, fmt.Errorf("--since %s: a duration may not be negative", since)
+			}
+			return d, nil
+		}
+		if _, terr := parseTimeFlag(since); terr != nil {
+			return 0, fmt.Errorf("--since %q: want a duration (2h, 90m, 0 for all) or a time (2026-11-29T20:15:00Z, as --since-time)", since)
+		}
+		at = since
+	}
+	t, err := parseTimeFlag(at)
+	if err != nil {
+		return 0, fmt.Errorf("--since-time: %v", err)
+	}
+	if !t.Before(now) {
+		return 0, fmt.Errorf("--since-time %s is not in the past", at)
+	}
+	return now.Sub(t).Truncate(time.Second) + time.Second, nil
+}
+
+// checkArchiveName refuses an -o FILE whose name says an archive format a
+// bundle is not written in.
+func checkArchiveName(out string) error {
+	lower := strings.ToLower(out)
+	for _, ext := range []string{".zip", ".7z", ".rar", ".xz", ".bz2", ".lz4", ".tar.xz", ".tar.bz2"} {
+		if strings.HasSuffix(lower, ext) {
+			return fmt.Errorf("-o %s: a bundle is written as tar.zst (or tar.gz or tar, when the name ends so), not %s: name it .tar.zst", out, strings.TrimPrefix(ext, "."))
+		}
+	}
+	return nil
+}
+
+// findKubeconfig fails, naming every place it looked, when there is no
+// kubeconfig to read: --kubeconfig, $KUBECONFIG, ~/.kube/config, or the
+// in-cluster service account. client-go's own message speaks of
+// KUBERNETES_MASTER, which nobody sets.
+func findKubeconfig(flag string) error {
+	if flag != "" {
+		return nil // client-go names the file when it cannot read it
+	}
+	var looked []string
+	if env := os.Getenv("KUBECONFIG"); env != "" {
+		for _, p := range filepath.SplitList(env) {
+			if _, err := os.Stat(p); err == nil {
+				return nil
+			}
+		}
+		looked = append(looked, fmt.Sprintf("$KUBECONFIG (%s: no such file)", env))
+	} else {
+		looked = append(looked, "$KUBECONFIG (not set)")
+		home, err := os.UserHomeDir()
+		if err == nil {
+			p := filepath.Join(home, ".kube", "config")
+			if _, err := os.Stat(p); err == nil {
+				return nil
+			}
+			looked = append(looked, p+" (no such file)")
+		} else {
+			looked = append(looked, "~/.kube/config (no home directory)")
+		}
+	}
+	const token = "/var/run/secrets/kubernetes.io/serviceaccount/token"
+	if os.Getenv("KUBERNETES_SERVICE_HOST") != "" {
+		if _, err := os.Stat(token); err == nil {
+			return nil
+		}
+		looked = append(looked, "the in-cluster service account ("+token+": no such file)")
+	} else {
+		looked = append(looked, "the in-cluster service account (not running in a pod: KUBERNETES_SERVICE_HOST not set)")
+	}
+	return fmt.Errorf("collect: no kubeconfig found; looked at %s. Give --kubeconfig FILE, set KUBECONFIG, or run where kubectl works", strings.Join(looked, ", "))
 }

@@ -89,7 +89,7 @@ func TestDiffUsageErrors(t *testing.T) {
 		{[]string{"diff", dir}, "missing NEW"},
 		{[]string{"diff", dir, dir, dir}, "unexpected argument"},
 		{[]string{"diff", "--fail-on", "sometimes", dir, dir}, "--fail-on"},
-		{[]string{"diff", "--format", "html", dir, dir}, `unknown format "html"`},
+		{[]string{"diff", "--format", "html", dir, dir}, `no HTML form here`},
 	} {
 		r := run(t, tt.args...)
 		if r.code != 2 || !strings.Contains(r.stderr, tt.want) {

@@ -35,8 +35,8 @@ func timelineCommand() *ucli.Command {
 			"   rwdiag timeline bundle.tar.zst --pod 'rw-prod-compute-*' --min-level error\n" +
 			"   rwdiag timeline --format json bundle.tar.zst | jq -r '.entries[] | select(.source == \"termination\") | .text'",
 		Flags: append([]ucli.Flag{
-			&ucli.StringFlag{Name: "since", Usage: "leave out entries before `TIME`"},
-			&ucli.StringFlag{Name: "until", Usage: "leave out entries after `TIME`"},
+			&ucli.StringFlag{Name: "since", Aliases: []string{"since-time"}, Usage: "leave out entries before `TIME` (a time, not a duration: the bundle's clock is not now)"},
+			&ucli.StringFlag{Name: "until", Aliases: []string{"until-time"}, Usage: "leave out entries after `TIME`"},
 			&ucli.StringFlag{Name: "pod", Usage: "keep only entries about pods matching `PATTERN` (a shell pattern: rw-compute-*)"},
 			&ucli.StringFlag{Name: "min-level", Value: "warn", Usage: "leave out log lines below `LEVEL`: trace, debug, info, warn or error"},
 			&ucli.StringFlag{Name: "format", Aliases: []string{"f"}, Usage: "`FORMAT`: table, json or markdown (default: table, or as -o's extension says: .json, .md)"},
@@ -137,6 +137,9 @@ func parseTimeFlag(s string) (time.Time, error) {
 		if t, err := time.Parse(l, s); err == nil {
 			return t.UTC(), nil
 		}
+	}
+	if _, err := time.ParseDuration(s); err == nil {
+		return time.Time{}, fmt.Errorf("%q is a duration; here a time is wanted (RFC 3339, e.g. 2026-11-29T20:15:00Z, or '2026-11-29 20:15' in UTC): a bundle is read long after it was collected, so 'the last 2h' has no meaning", s)
 	}
 	return time.Time{}, fmt.Errorf("%q is not a time (want RFC 3339, e.g. 2026-11-29T20:15:00Z, or '2026-11-29 20:15' in UTC)", s)
 }

@@ -101,7 +101,7 @@ func TestTimelineUsageErrors(t *testing.T) {
 		{[]string{"timeline", dir, "--since", "yesterday"}, `--since: "yesterday" is not a time`},
 		{[]string{"timeline", dir, "--since", "2026-11-29T21:00:00Z", "--until", "2026-11-29T20:00:00Z"}, "is before --since"},
 		{[]string{"timeline", dir, "--min-level", "loud"}, `unknown level "loud"`},
-		{[]string{"timeline", dir, "--format", "html"}, `unknown format "html"`},
+		{[]string{"timeline", dir, "--format", "html"}, `no HTML form here`},
 		{[]string{"timeline", dir, "--pod", "[x"}, `--pod "[x"`},
 		{[]string{"timeline", filepath.Join(dir, "nope")}, "nope"},
 	} {
