@@ -177,7 +177,7 @@ func (r *Rule) nameOf(subj string, env map[string]any) (string, error) {
 
 // bundleEnv is what expressions see as bundle.
 func (ev *Gathered) bundleEnv() map[string]any {
-	return map[string]any{"time": ev.Time, "version": normalizeVersion(ev.Info.RisingWaveVersion)}
+	return map[string]any{"time": ev.Time, "version": normalizeVersion(ev.Info.RisingWaveVersion), "namespace": ev.Info.Namespace}
 }
 
 // decide evaluates a rule whose required inputs are there: per subject or
@@ -427,7 +427,7 @@ func runBool(p *vm.Program, env map[string]any) (bool, error) {
 func (r *Rule) finding(subject, kind string) Finding {
 	sum := sha256.Sum256([]byte(r.ID + "\x00" + subject))
 	return Finding{Rule: r.ID, Pattern: r.Pattern, Severity: r.Severity, Status: StatusFiring,
-		Title: r.Title, Subject: subject, SubjectKind: kind, Remediation: r.Remediation,
+		Title: r.Title, Subject: subject, SubjectKind: kind, Remediation: r.remediationDefault,
 		References: r.References, Fingerprint: hex.EncodeToString(sum[:8])}
 }
 
@@ -459,6 +459,9 @@ func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
 		data[k] = v
 	}
 	data["values"] = values
+	if subject != "cluster" {
+		data["subject_name"] = subject // the name the finding shows (subject may be an id)
+	}
 	delete(data, budgetKey)
 	b, _ := env[budgetKey].(*budget)
 	if b == nil {
@@ -469,6 +472,13 @@ func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
 		return f, fmt.Errorf("summary for %s: %w", subject, err)
 	}
 	f.Summary = strings.TrimSpace(summary)
+	if r.remediation != nil {
+		rem, err := b.execSummary(r.remediation, data)
+		if err != nil {
+			return f, fmt.Errorf("remediation for %s: %w", subject, err)
+		}
+		f.Remediation = strings.TrimSpace(rem)
+	}
 	names := r.evidence
 	if len(names) == 0 {
 		for _, s := range r.Signals {
@@ -552,18 +562,28 @@ func rowText(row Row) string {
 
 // missingInputs explains which signals are unavailable and what to collect.
 func missingInputs(r *Rule, results map[string]*signalResult) (reason, collect string) {
-	var reasons, collects []string
+	// Signals missing for the same reason are named together: "latency,
+	// piled: no metrics in the bundle", not the reason once per signal.
+	var order, collects []string
+	bySame := map[string][]string{}
 	seen := map[string]bool{}
 	for _, s := range r.Signals {
 		sr := results[s.Name]
 		if sr.available || (r.requiresNames != nil && !r.requiresNames[s.Name]) {
 			continue
 		}
-		reasons = append(reasons, fmt.Sprintf("%s: %s", s.Name, sr.reason))
+		if bySame[sr.reason] == nil {
+			order = append(order, sr.reason)
+		}
+		bySame[sr.reason] = append(bySame[sr.reason], s.Name)
 		if sr.collect != "" && !seen[sr.collect] {
 			seen[sr.collect] = true
 			collects = append(collects, sr.collect)
 		}
+	}
+	reasons := make([]string, len(order))
+	for i, why := range order {
+		reasons[i] = strings.Join(bySame[why], ", ") + ": " + why
 	}
 	return strings.Join(reasons, "; "), strings.Join(collects, "; ")
 }
@@ -593,13 +613,14 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 		}
 		return &signalResult{rows: nonNil(rows), available: true, coverage: ev.metricsCoverageOf(s.PromQL)}, nil
 	case SignalSQL:
-		var reasons []string
+		var reasons, absent []string
 		for _, q := range s.SQL {
 			if missing := ev.SQL.MissingTables(q); len(missing) > 0 {
-				for i, m := range missing {
-					missing[i] = bundle.SQLPath(m)
+				// The query and its fallbacks often lack the same dumps:
+				// name each once.
+				for _, m := range missing {
+					absent = append(absent, bundle.SQLPath(m))
 				}
-				reasons = append(reasons, ev.absentFiles(missing))
 				continue
 			}
 			_, rows, err := ev.SQL.Query(ctx, q)
@@ -615,6 +636,9 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 			}
 			ev.annotateSQL(q, rows)
 			return &signalResult{rows: nonNil(rows), available: true, coverage: ev.sqlCoverage(q)}, nil
+		}
+		if absent = dedupe(absent); len(absent) > 0 {
+			reasons = append([]string{ev.absentFiles(absent)}, reasons...)
 		}
 		return ev.unavailable(strings.Join(dedupe(reasons), "; "),
 			"the rw_catalog dumps (sql/<relation>.csv: psql --csv -c 'SELECT * FROM rw_catalog.<relation>')",
@@ -655,11 +679,21 @@ func (ev *Gathered) evalSignal(ctx context.Context, s *Signal) (*signalResult, e
 				func(e bundle.CollectError) bool { return e.Step == "logs" }), nil
 		}
 		out := make([]Row, 0, len(rows))
+		seen := map[string]bool{} // a line's container, time and text, and whether it was in .previous.log
 		for _, row := range rows {
 			pod, _ := row["pod"].(string)
 			comp := ev.Component(pod)
 			if !kube.ComponentMatches(s.component, comp) {
 				continue
+			}
+			// The same line (same time and text) in a container's .log and
+			// .previous.log is one event (a container's log cut twice), not
+			// two: one start logged in both is one start.
+			if key, prev, ok := logLineKey(row); ok {
+				if seen[key+"\x00"+strconv.FormatBool(!prev)] {
+					continue
+				}
+				seen[key+"\x00"+strconv.FormatBool(prev)] = true
 			}
 			row["component"] = comp
 			out = append(out, row)
@@ -675,7 +709,26 @@ func (ev *Gathered) unavailable(reason, collect string, failed func(bundle.Colle
 	if f := ev.collectionFailure(failed); f != "" {
 		reason += " (collection failed: " + f + ")"
 	}
+	// "no metrics in the bundle" is not true when reading stopped early:
+	// they may sit after the damage.
+	if n := ev.stoppedNote(); n != "" && !strings.Contains(reason, "reading stopped") {
+		reason += n
+	}
 	return &signalResult{rows: []Row{}, reason: reason, collect: collect}
+}
+
+// logLineKey identifies a log row by its container, time and text, and
+// says whether it came from a .previous.log; ok is false for a row without
+// a time.
+func logLineKey(row Row) (key string, previous, ok bool) {
+	t, ok := row["time"].(time.Time)
+	if !ok || t.IsZero() {
+		return "", false, false
+	}
+	pod, _ := row["pod"].(string)
+	container, _ := row["container"].(string)
+	previous, _ = row["previous"].(bool)
+	return pod + "\x00" + container + "\x00" + t.UTC().Format(time.RFC3339Nano) + "\x00" + fmt.Sprint(row["text"]), previous, true
 }
 
 func nonNil(rows []Row) []Row {

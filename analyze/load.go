@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -732,6 +733,24 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 	}
 	r.summary = tmpl
 
+	// The remediation is a template too, so that it can name the subject
+	// and the rule's values ({{ or .subject_name "<mv>" }}); without
+	// names (an inconclusive finding) its placeholders stay.
+	rem, err := template.New(rs.ID + ".remediation").Funcs(templateFuncs).Option("missingkey=zero").Parse(r.Remediation)
+	if err == nil {
+		err = instrumentTemplate(rem)
+	}
+	if err != nil {
+		l.add(prefix, "remediation", "%v", err)
+	} else {
+		r.remediation = rem
+		def, err := newBudget(context.Background(), DefaultBudget).execSummary(rem, map[string]any{"values": map[string]any{}, "bundle": map[string]any{}, "cluster": map[string]any{}})
+		if err != nil {
+			l.add(prefix, "remediation", "with no names known (an inconclusive finding): %v", err)
+		}
+		r.remediationDefault = strings.TrimSpace(def)
+	}
+
 	if len(l.probs) > before {
 		return nil
 	}
@@ -811,7 +830,7 @@ func conditionEnv(signals []string) map[string]any {
 		"subject_kind": "",
 		"subject_id":   "",
 		"cluster":      cluster,
-		"bundle":       map[string]any{"time": time.Time{}, "version": ""},
+		"bundle":       map[string]any{"time": time.Time{}, "version": "", "namespace": ""},
 		budgetKey:      (*budget)(nil),
 	}
 	available := map[string]bool{}

@@ -175,7 +175,12 @@ type Rule struct {
 	condition *vm.Program
 	values    []namedProgram
 	summary   *template.Template
-	versions  version.Constraints
+	// remediation is the remediation as a template (the summary's data);
+	// remediationDefault is it run with no data, its placeholders in place,
+	// for findings that know no names (inconclusive ones).
+	remediation        *template.Template
+	remediationDefault string
+	versions           version.Constraints
 }
 
 type namedProgram struct {

@@ -49,18 +49,22 @@ type TestCase struct {
 // Expectation is one expected finding. An empty Severity matches any;
 // an empty Status means firing. Summary, when set, is an RE2 regular
 // expression the finding's summary must match (the suspect it names, say);
-// NotSummary one it must not match.
+// NotSummary one it must not match. Remediation, when set, is one the
+// finding's remediation must match (the names filled into its template).
 type Expectation struct {
-	Rule       string `yaml:"rule"`
-	Subject    string `yaml:"subject"`
-	Severity   string `yaml:"severity"`
-	Status     string `yaml:"status"`
-	Summary    string `yaml:"summary"`
-	NotSummary string `yaml:"not_summary"`
+	Rule        string `yaml:"rule"`
+	Subject     string `yaml:"subject"`
+	Severity    string `yaml:"severity"`
+	Status      string `yaml:"status"`
+	Summary     string `yaml:"summary"`
+	NotSummary  string `yaml:"not_summary"`
+	Remediation string `yaml:"remediation"`
 
-	summary    string // the finding's, for a got expectation
-	summaryRE  *regexp.Regexp
-	notSummary *regexp.Regexp
+	summary       string // the finding's, for a got expectation
+	remediation   string // the finding's, for a got expectation
+	summaryRE     *regexp.Regexp
+	notSummary    *regexp.Regexp
+	remediationRE *regexp.Regexp
 }
 
 func (e Expectation) String() string {
@@ -76,6 +80,9 @@ func (e Expectation) String() string {
 	}
 	if e.NotSummary != "" {
 		s += fmt.Sprintf(" summary !~ %q", e.NotSummary)
+	}
+	if e.Remediation != "" {
+		s += fmt.Sprintf(" remediation ~ %q", e.Remediation)
 	}
 	return s
 }
@@ -200,7 +207,7 @@ func parseTests(name string, data []byte, fsys fs.FS) ([]*TestCase, error) {
 			if e.Status != "" && e.Status != string(StatusFiring) && e.Status != string(StatusInconclusive) {
 				l.add(prefix, fmt.Sprintf("expect[%d].status", j), "want firing or inconclusive")
 			}
-			for field, src := range map[string]string{"summary": e.Summary, "not_summary": e.NotSummary} {
+			for field, src := range map[string]string{"summary": e.Summary, "not_summary": e.NotSummary, "remediation": e.Remediation} {
 				if src == "" {
 					continue
 				}
@@ -209,10 +216,13 @@ func parseTests(name string, data []byte, fsys fs.FS) ([]*TestCase, error) {
 					l.add(prefix, fmt.Sprintf("expect[%d].%s", j, field), "%v", err)
 					continue
 				}
-				if field == "summary" {
+				switch field {
+				case "summary":
 					c.Expect[j].summaryRE = re
-				} else {
+				case "not_summary":
 					c.Expect[j].notSummary = re
+				default:
+					c.Expect[j].remediationRE = re
 				}
 			}
 		}
@@ -307,7 +317,7 @@ func runCase(ctx context.Context, c *TestCase, all []*Rule) CaseResult {
 		return res
 	}
 	for _, f := range rep.Findings {
-		res.Got = append(res.Got, Expectation{Rule: f.Rule, Subject: f.Subject, Severity: f.Severity.String(), Status: string(f.Status), summary: f.Summary})
+		res.Got = append(res.Got, Expectation{Rule: f.Rule, Subject: f.Subject, Severity: f.Severity.String(), Status: string(f.Status), summary: f.Summary, remediation: f.Remediation})
 	}
 	res.Findings = rep.Findings
 	res.Got = normalize(res.Got)
@@ -356,6 +366,9 @@ func matches(want, got []Expectation) bool {
 				continue
 			}
 			if w.summaryRE != nil && !w.summaryRE.MatchString(g.summary) || w.notSummary != nil && w.notSummary.MatchString(g.summary) {
+				continue
+			}
+			if w.remediationRE != nil && !w.remediationRE.MatchString(g.remediation) {
 				continue
 			}
 			used[i], found = true, true
