@@ -2,96 +2,27 @@ package collect
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
-	"fmt"
-	"net/url"
-	"os"
-	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/goccy/go-yaml"
+	"github.com/rwdiag/rwdiag/collect/secretcorpus"
 )
 
 // corpusPath is the planted-secret corpus (format: docs in its header).
 const corpusPath = "testdata/secrets/corpus.yaml"
 
 // secretEntry is one planted secret of the corpus.
-type secretEntry struct {
-	ID     string `yaml:"id"`
-	Class  string `yaml:"class"`
-	Where  string `yaml:"where"`
-	Key    string `yaml:"key"`
-	Secret string `yaml:"secret"`
-	Text   string `yaml:"text"`
-	SameAs string `yaml:"same_as"`
-}
+type secretEntry = secretcorpus.Entry
 
-// Planted returns the entry's text with its secret in place, or the secret
-// alone when the entry has no text.
-func (e secretEntry) Planted() string {
-	if e.Text == "" {
-		return e.Secret
-	}
-	return strings.ReplaceAll(e.Text, "${SECRET}", e.Secret)
-}
-
-var corpusWheres = map[string]bool{"env": true, "configmap": true, "arg": true, "log": true, "describe": true,
-	"sql": true, "diagnose": true, "manifest": true, "json": true}
-
-var idRe = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
-
-// loadSecretCorpus reads and checks the corpus: unique ids, known places,
-// the fields each place needs, same_as naming an entry with the same secret.
+// loadSecretCorpus reads and checks the corpus (secretcorpus.Load: unique
+// ids, known places, the fields each place needs, same_as naming an entry
+// with the same secret).
 func loadSecretCorpus(t testing.TB) []secretEntry {
 	t.Helper()
-	data, err := os.ReadFile(corpusPath)
+	entries, err := secretcorpus.Load(corpusPath)
 	if err != nil {
 		t.Fatal(err)
-	}
-	var entries []secretEntry
-	if err := yaml.UnmarshalWithOptions(data, &entries, yaml.Strict()); err != nil {
-		t.Fatalf("%s: %v", corpusPath, err)
-	}
-	byID := map[string]secretEntry{}
-	for i, e := range entries {
-		at := func(format string, args ...any) {
-			t.Errorf("%s: entry %d (%s): %s", corpusPath, i+1, e.ID, strings.TrimSpace(fmt.Sprintf(format, args...)))
-		}
-		switch {
-		case !idRe.MatchString(e.ID):
-			at("id %q is not kebab-case", e.ID)
-		case byID[e.ID].ID != "":
-			at("id used twice")
-		case e.Class == "":
-			at("no class")
-		case !corpusWheres[e.Where]:
-			at("unknown where %q", e.Where)
-		case len(e.Secret) < 8:
-			at("secret %q is too short to look for", e.Secret)
-		case e.Text != "" && !strings.Contains(e.Text, "${SECRET}") && leakedForm([]byte(e.Text), e.Secret) == "":
-			at("text holds neither ${SECRET} nor a form of the secret")
-		case (e.Where == "env" || e.Where == "sql" || e.Where == "manifest") && e.Key == "":
-			at("where %s needs a key", e.Where)
-		case e.Where == "configmap" && e.Key == "":
-			at("where configmap needs a key")
-		case e.Where != "env" && e.Where != "configmap" && e.Text == "":
-			at("where %s needs a text", e.Where)
-		case e.Where == "sql" && !strings.Contains(e.Key, "."):
-			at("sql key %q is not relation.column", e.Key)
-		case e.Where == "arg":
-			var args []string
-			if err := json.Unmarshal([]byte(e.Planted()), &args); err != nil {
-				at("arg text is not a JSON array of strings: %v", err)
-			}
-		}
-		if e.SameAs != "" {
-			if o, ok := byID[e.SameAs]; !ok || o.Secret != e.Secret {
-				at("same_as %q: no earlier entry with the same secret", e.SameAs)
-			}
-		}
-		byID[e.ID] = e
 	}
 	return entries
 }
@@ -117,29 +48,12 @@ func TestSecretCorpusShape(t *testing.T) {
 	t.Logf("%d entries: %v", len(entries), classes)
 }
 
-// secretForms are the forms of a secret that must not survive: raw,
-// base64 (std and URL, with and without padding), JSON-escaped and
-// URL-encoded (query and path escaping).
-func secretForms(s string) map[string]string {
-	js, _ := json.Marshal(s)
-	forms := map[string]string{
-		"raw":           s,
-		"base64":        base64.StdEncoding.EncodeToString([]byte(s)),
-		"base64-raw":    base64.RawStdEncoding.EncodeToString([]byte(s)),
-		"base64url":     base64.URLEncoding.EncodeToString([]byte(s)),
-		"base64url-raw": base64.RawURLEncoding.EncodeToString([]byte(s)),
-		"json":          string(js[1 : len(js)-1]),
-		"url-query":     url.QueryEscape(s),
-		"url-path":      url.PathEscape(s),
-	}
-	return forms
-}
-
-// leakedForm returns the name of a form of secret found in out, or "".
+// leakedForm returns the name of a form of secret (secretcorpus.Forms)
+// found in out, or "".
 func leakedForm(out []byte, secret string) string {
-	for name, f := range secretForms(secret) {
-		if f != "" && bytes.Contains(out, []byte(f)) {
-			return name
+	for _, f := range secretcorpus.Forms(secret) {
+		if bytes.Contains(out, []byte(f.Value)) {
+			return f.Name
 		}
 	}
 	return ""
