@@ -143,8 +143,10 @@ func newApp(stdout, stderr io.Writer) *ucli.App {
 		Flags:          append(limitFlags(), &ucli.BoolFlag{Name: "version", Aliases: []string{"v"}, Usage: "print the version, as 'rwdiag version' does"}),
 		ExitErrHandler: func(*ucli.Context, error) {}, // Run maps errors to exit codes; nothing here may os.Exit
 		Action:         requireCommand,
-		Commands:       []*ucli.Command{collectCommand(), analyzeCommand(), timelineCommand(), diffCommand(), rulesCommand(), sqlCommand(), bundleCommand(), versionCommand()},
+		Commands:       []*ucli.Command{collectCommand(), analyzeCommand(), timelineCommand(), diffCommand(), rulesCommand(), sqlCommand(), bundleCommand(), versionCommand(), completionCommand()},
 		Metadata:       map[string]any{metaFinishing: new(atomic.Bool)},
+		// Words for the shell completion scripts (rwdiag completion).
+		EnableBashCompletion: true,
 	}
 	app.OnUsageError = onUsageError
 	for _, c := range app.Commands {

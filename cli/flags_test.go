@@ -132,3 +132,16 @@ func TestCollectRefusesBeforeTheCluster(t *testing.T) {
 		}
 	}
 }
+
+func TestCompletion(t *testing.T) {
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		if r := run(t, "completion", sh); r.code != exitOK || !strings.Contains(r.stdout, "rwdiag") {
+			t.Errorf("completion %s:\n%v", sh, r)
+		}
+	}
+	if r := run(t, "completion", "bsh"); r.code != exitUsage || !strings.Contains(r.stderr, "did you mean bash?") {
+		t.Errorf("completion bsh:\n%v", r)
+	}
+	// The words the scripts ask for (--generate-bash-completion) come from
+	// urfave/cli, which reads os.Args for them: not testable through Run.
+}
