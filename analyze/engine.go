@@ -487,8 +487,14 @@ func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
 	}
 	for _, name := range names {
 		rows, _ := env[name].([]Row)
+		var metrics []string
+		for _, s := range r.Signals {
+			if s.Name == name {
+				metrics = s.metricNames
+			}
+		}
 		for _, row := range pickEvidence(rows, maxEvidencePerSignal) {
-			f.Evidence = append(f.Evidence, rowEvidence(name, row))
+			f.Evidence = append(f.Evidence, rowEvidence(name, metrics, row))
 		}
 	}
 	return f, nil
@@ -506,7 +512,12 @@ func pickEvidence(rows []Row, n int) []Row {
 	return append(out, rows[len(rows)-(n-2):]...)
 }
 
-func rowEvidence(signal string, row Row) Evidence {
+// rowEvidence is a row as evidence. A metric value whose series lost its
+// name (an aggregation) says which signal it is and what it was computed
+// from: "memory (process_resident_memory_bytes) {pod="rw-compute-1"} = 1.6e+10",
+// not "{pod="rw-compute-1"} = 1.6e+10"; metrics are the signal's metric
+// names.
+func rowEvidence(signal string, metrics []string, row Row) Evidence {
 	e := Evidence{Signal: signal}
 	e.Path, _ = row["path"].(string)
 	switch l := row["line"].(type) {
@@ -531,11 +542,27 @@ func rowEvidence(signal string, row Row) Evidence {
 	case row["text"] != nil && fmt.Sprint(row["text"]) != "":
 		e.Text = fmt.Sprint(row["text"])
 	case e.Series != "" && e.Value != nil:
-		e.Text = e.Series + " = " + strconv.FormatFloat(*e.Value, 'g', 6, 64)
+		e.Text = metricText(signal, metrics, e.Series) + " = " + strconv.FormatFloat(*e.Value, 'g', 6, 64)
 	default:
 		e.Text = rowText(row)
 	}
 	return e
+}
+
+// metricText names a series for evidence: as it is when it has a metric
+// name, else the signal and the metrics it reads, then its labels.
+func metricText(signal string, metrics []string, series string) string {
+	if series != signal && !strings.HasPrefix(series, "{") {
+		return series // named: process_resident_memory_bytes{pod="..."}
+	}
+	name := signal
+	if len(metrics) > 0 {
+		name += " (" + strings.Join(metrics, ", ") + ")"
+	}
+	if series == signal || series == "{}" {
+		return name
+	}
+	return name + " " + series
 }
 
 // rowText renders a row as "k=v, ..." in key order, skipping bookkeeping keys.

@@ -239,3 +239,25 @@ rules:
 		t.Errorf("report = %+v %+v, want the rule skipped for 2.1.0", rep.Findings, rep.Rules)
 	}
 }
+
+// Metric evidence names its signal and metric when the series lost its
+// name to an aggregation; a named series stays as it is.
+func TestMetricEvidenceNamesItsSource(t *testing.T) {
+	v := 1.624e10
+	for _, tc := range []struct {
+		signal  string
+		metrics []string
+		series  string
+		want    string
+	}{
+		{"memory", []string{"process_resident_memory_bytes"}, `{pod="rw-compute-1"}`, `memory (process_resident_memory_bytes) {pod="rw-compute-1"} = 1.624e+10`},
+		{"latency", []string{"meta_barrier_duration_seconds_bucket"}, "", `latency (meta_barrier_duration_seconds_bucket) = 1.624e+10`},
+		{"latency", nil, "{}", `latency = 1.624e+10`},
+		{"rss", []string{"process_resident_memory_bytes"}, `process_resident_memory_bytes{pod="rw-compute-1"}`, `process_resident_memory_bytes{pod="rw-compute-1"} = 1.624e+10`},
+	} {
+		e := rowEvidence(tc.signal, tc.metrics, Row{"series": tc.series, "value": v})
+		if e.Text != tc.want {
+			t.Errorf("%s %q: text %q, want %q", tc.signal, tc.series, e.Text, tc.want)
+		}
+	}
+}

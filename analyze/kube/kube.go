@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/tidwall/gjson"
 
@@ -433,19 +434,30 @@ func kubeRow(base evidence.Row, o kubeObject, obj, el gjson.Result, i int, q Que
 	return r
 }
 
-// kubeText describes a row for evidence:
+// kubeText describes a row for evidence, in words where the path names a
+// list element (no JSON-path syntax):
 //
-//	pod rw-prod-compute-0: status.containerStatuses[name=compute].lastState.terminated.reason = OOMKilled (exit_code=137, restarts=5)
+//	pod rw-prod-compute-0, container compute: lastState.terminated.reason = OOMKilled (exit_code=137, restarts=5)
 func kubeText(o kubeObject, el gjson.Result, i int, q Query, r evidence.Row, fieldNames []string) string {
 	var b strings.Builder
 	b.WriteString(o.subject)
 	shown := false
 	if q.Path != "" {
 		path, left := displayPath(q.Path, el, i)
-		b.WriteString(": " + path)
+		if left != "" {
+			path += "." + left
+		}
+		if who, field, ok := pathInWords(path); ok {
+			b.WriteString(", " + who)
+			if field != "" {
+				b.WriteString(": " + field)
+			}
+		} else {
+			b.WriteString(": " + path)
+		}
 		switch {
 		case left != "":
-			b.WriteString("." + left + " = " + formatValue(el.Get(left).Value()))
+			b.WriteString(" = " + formatValue(el.Get(left).Value()))
 			shown = true
 		case !el.IsObject() || len(fieldNames) == 0:
 			b.WriteString(" = " + formatResult(el))
@@ -517,6 +529,61 @@ func displayPath(p string, el gjson.Result, i int) (path, left string) {
 		b.WriteString(id)
 	}
 	return b.String(), left
+}
+
+// pathInWords reads a displayed path that selects one list element as
+// words: "status.containerStatuses[name=compute].lastState.terminated.reason"
+// is who "container compute" and field "lastState.terminated.reason";
+// `spec.containers[name=="compute"]` is "container compute". ok is false for
+// a path that selects no one element (no brackets, [*], a comparison).
+func pathInWords(p string) (who, field string, ok bool) {
+	i := strings.IndexByte(p, '[')
+	j := strings.IndexByte(p, ']')
+	if i <= 0 || j < i {
+		return "", "", false
+	}
+	inner := p[i+1 : j]
+	var value string
+	switch k := strings.Index(inner, "="); {
+	case inner == "*" || strings.ContainsAny(inner, "<>!%"):
+		return "", "", false
+	case k > 0:
+		value = strings.TrimLeft(inner[k:], "=")
+		if uq, err := strconv.Unquote(value); err == nil {
+			value = uq
+		}
+	default:
+		if _, err := strconv.Atoi(inner); err != nil {
+			return "", "", false
+		}
+		value = "#" + inner
+	}
+	list := p[:i]
+	if d := strings.LastIndexByte(list, '.'); d >= 0 {
+		list = list[d+1:]
+	}
+	noun := strings.TrimSuffix(strings.TrimSuffix(list, "Statuses"), "Status")
+	switch {
+	case noun != list:
+	case strings.HasSuffix(noun, "ies"):
+		noun = strings.TrimSuffix(noun, "ies") + "y"
+	default:
+		noun = strings.TrimSuffix(noun, "s")
+	}
+	var words strings.Builder
+	for n, r := range noun {
+		if unicode.IsUpper(r) {
+			if n > 0 {
+				words.WriteByte(' ')
+			}
+			r = unicode.ToLower(r)
+		}
+		words.WriteRune(r)
+	}
+	if words.Len() == 0 || value == "" {
+		return "", "", false
+	}
+	return words.String() + " " + value, strings.TrimPrefix(p[j+1:], "."), true
 }
 
 // queryLeft returns the path a query component compares, "a.b" of

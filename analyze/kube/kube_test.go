@@ -69,7 +69,7 @@ func TestKubeOOMKilled(t *testing.T) {
 	if v, ok := r["value"].(map[string]any); !ok || v["name"] != "compute" {
 		t.Errorf("value = %#v, want the compute container's status", r["value"])
 	}
-	if got, want := r["text"], "pod rw-prod-compute-0: status.containerStatuses[name=compute].lastState.terminated.reason = OOMKilled (exit_code=137, restarts=5, waiting=CrashLoopBackOff)"; got != want {
+	if got, want := r["text"], "pod rw-prod-compute-0, container compute: lastState.terminated.reason = OOMKilled (exit_code=137, restarts=5, waiting=CrashLoopBackOff)"; got != want {
 		t.Errorf("text\n got %q\nwant %q", got, want)
 	}
 	if r := rows[1]; r["name"] != "rw-helm-compute-0" || r["component"] != "compute" || r["restarts"] != 2.0 || r["waiting"] != nil {
@@ -80,7 +80,7 @@ func TestKubeOOMKilled(t *testing.T) {
 	if got := ktNames(rows, "value"); got != "OOMKilled,OOMKilled" {
 		t.Errorf("values %s", got)
 	}
-	if got, want := rows[0]["text"], `pod rw-prod-compute-0: status.containerStatuses[name=="compute"].lastState.terminated.reason = OOMKilled`; got != want {
+	if got, want := rows[0]["text"], `pod rw-prod-compute-0, container compute: lastState.terminated.reason = OOMKilled`; got != want {
 		t.Errorf("text\n got %q\nwant %q", got, want)
 	}
 }
@@ -165,10 +165,10 @@ func TestKubePaths(t *testing.T) {
 		{Query{Resource: "pods", Path: `status.containerStatuses.#(lastState.terminated.reason=="Nope")#`}, "", ""},
 		// A plain array: one row per element, named.
 		{Query{Resource: "pods", Path: "spec.containers", Component: "meta", Fields: map[string]string{"image": "image"}}, "map[image:risingwavelabs/risingwave:v2.1.0 name:meta]",
-			"pod rw-prod-meta-0: spec.containers[name=meta]: image=risingwavelabs/risingwave:v2.1.0"},
+			"pod rw-prod-meta-0, container meta: image=risingwavelabs/risingwave:v2.1.0"},
 		// A single object, not a list.
-		{Query{Resource: "risingwaves", Path: `status.conditions.#(type=="Running").status`}, "True", `risingwave rw-prod: status.conditions[type=="Running"].status = True`},
-		{Query{Resource: "risingwaves", Path: `status.conditions`}, "map[status:True type:Running],map[status:False type:Upgrading]", `risingwave rw-prod: status.conditions[type=Running] = {"type":"Running","status":"True"}`},
+		{Query{Resource: "risingwaves", Path: `status.conditions.#(type=="Running").status`}, "True", `risingwave rw-prod, condition Running: status = True`},
+		{Query{Resource: "risingwaves", Path: `status.conditions`}, "map[status:True type:Running],map[status:False type:Upgrading]", `risingwave rw-prod, condition Running = {"type":"Running","status":"True"}`},
 		{Query{Resource: "risingwaves", Path: `spec.metaStore|@keys`}, "etcd", ""},
 	} {
 		rows := ktQuery(t, k, tc.q)

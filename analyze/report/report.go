@@ -444,7 +444,7 @@ func evidenceSource(e analyze.Evidence) string {
 		return loc
 	}
 	if e.Series != "" {
-		return "metrics (signal " + e.Signal + ")"
+		return "metrics"
 	}
 	return "signal " + e.Signal
 }
@@ -644,7 +644,7 @@ func writeFindingMarkdown(p *reportPrinter, f analyze.Finding, x *analyze.Forens
 	if len(f.Evidence) > 0 {
 		p.printf("\n**Evidence**\n\n| Source | Time | Excerpt |\n|---|---|---|\n")
 		for _, e := range f.Evidence {
-			p.printf("| %s | %s | %s |\n", mdCode(e.Location()), reportTime(e.Time), mdExcerpt(evidenceExcerpt(e)))
+			p.printf("| %s | %s | %s |\n", mdCode(evidenceSource(e)), reportTime(e.Time), mdExcerpt(evidenceExcerpt(e)))
 		}
 	}
 	if ex, ok := x.Excerpt(f, mdExcerptEntries); ok {
