@@ -67,6 +67,13 @@ func runRedact(c *ucli.Context) error {
 			return usageError(c, "--report-format %q: want %s or %s", reportFormat, collect.ReportTable, collect.ReportJSON)
 		}
 	}
+	if err := checkArchiveName(out); err != nil {
+		return usageError(c, "OUT %s", strings.TrimPrefix(err.Error(), "-o "))
+	}
+	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
+		return usageError(c, "OUT %s is a directory: give a file name, e.g. %s", out,
+			filepath.Join(out, strings.TrimSuffix(filepath.Base(filepath.Clean(in)), ".tar.zst")+"-redacted.tar.zst"))
+	}
 	if _, err := os.Lstat(out); err == nil {
 		return usageError(c, "%s exists: redact writes a new bundle and never overwrites", out)
 	}

@@ -378,3 +378,22 @@ func TestBundleRedactReport(t *testing.T) {
 		t.Errorf("bad format\n%v", r)
 	}
 }
+
+// OUT must be a bundle archive: a zip name or a directory is a usage error
+// before IN is read.
+func TestBundleRedactRefusesOut(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct{ out, want string }{
+		{filepath.Join(dir, "out.zip"), "a bundle is written as tar.zst"},
+		{filepath.Join(dir, "out.7z"), "not 7z"},
+		{dir, "is a directory: give a file name, e.g. " + filepath.Join(dir, "oom-crash-loop-redacted.tar.zst")},
+	} {
+		r := run(t, "bundle", "redact", "../samples/oom-crash-loop", tc.out)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("OUT %s: want exit 2 and %q\n%v", tc.out, tc.want, r)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Errorf("something was written: %v", entries)
+	}
+}
