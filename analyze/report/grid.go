@@ -137,7 +137,7 @@ func (g *grid) renderRow(p *reportPrinter, i int, row []string, ws []int, colour
 				b.WriteString("  ")
 			}
 		}
-		p.printf("%s\n", strings.TrimRight(b.String(), " "))
+		p.printf("%s\n", unglue(strings.TrimRight(b.String(), " ")))
 	}
 }
 
@@ -155,7 +155,7 @@ func (g *grid) row(ws []int, cells []string, i int, colour bool) string {
 			b.WriteString("  ")
 		}
 	}
-	return strings.TrimRight(b.String(), " ")
+	return unglue(strings.TrimRight(b.String(), " "))
 }
 
 // only is the grid with just the columns cols, in that order.

@@ -432,7 +432,9 @@ func writeFindingText(p *reportPrinter, n int, f analyze.Finding, withSummary bo
 			p.printf("     %s\n", ShortenLogText(text, p.width-5))
 		}
 	}
-	if fix := fixLine(f.Remediation); fix != "" {
+	// An undecided finding's action is to collect what it lacks (its
+	// summary says what); the fix is for when it fires.
+	if fix := fixLine(f.Remediation); fix != "" && f.Status == analyze.StatusFiring {
 		p.lines("   fix: ", fix)
 	}
 }
@@ -459,7 +461,7 @@ type reportPrinter struct {
 
 func (p *reportPrinter) printf(format string, args ...any) {
 	if p.err == nil {
-		_, p.err = fmt.Fprintf(p.w, format, args...)
+		_, p.err = io.WriteString(p.w, unglue(fmt.Sprintf(format, args...)))
 	}
 }
 
@@ -599,9 +601,17 @@ func writeMarkdown(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
 
 	p.printf("\n## Rules\n\n%s.\n", rulesLine(r))
 	if notable := notableRules(r); len(notable) > 0 {
+		undecided := map[string]bool{}
+		for _, f := range inconclusive {
+			undecided[f.Rule] = true
+		}
 		p.printf("\n| Rule | Status | Reason |\n|---|---|---|\n")
 		for _, rr := range notable {
-			p.printf("| %s | %s | %s |\n", mdCode(rr.ID), rr.Status, mdText(rr.Reason))
+			reason := mdText(rr.Reason)
+			if rr.Status == analyze.RuleInconclusive && undecided[rr.ID] {
+				reason = "what is missing and what to collect: see [Inconclusive](#inconclusive)"
+			}
+			p.printf("| %s | %s | %s |\n", mdCode(rr.ID), rr.Status, reason)
 		}
 	}
 	if examined := examinedRules(r); len(examined) > 0 {

@@ -621,3 +621,27 @@ func TestReportTerminalSafe(t *testing.T) {
 		t.Errorf("JSON changed the subject")
 	}
 }
+
+// What an inconclusive finding lacks is said once in each text format;
+// the table row and the rule list point at it.
+func TestReportInconclusiveSaidOnce(t *testing.T) {
+	for _, f := range []Format{FormatTable, FormatMarkdown} {
+		for _, width := range []int{80, 200} {
+			var buf bytes.Buffer
+			if err := (Options{Width: width}).Write(&buf, reportSample(), f, nil); err != nil {
+				t.Fatal(err)
+			}
+			out := strings.Join(strings.Fields(strings.ReplaceAll(buf.String(), "|", " ")), " ")
+			if n := strings.Count(out, "kubernetes-pods failed"); n != 1 {
+				t.Errorf("%s at %d: what is missing is said %d times, want once:\n%s", f, width, n, buf.String())
+			}
+			want := "see finding 2"
+			if f == FormatMarkdown {
+				want = "see [Inconclusive](#inconclusive)"
+			}
+			if !strings.Contains(out, want) {
+				t.Errorf("%s at %d: the rule list does not point at the finding (%q):\n%s", f, width, want, buf.String())
+			}
+		}
+	}
+}

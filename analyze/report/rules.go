@@ -2,6 +2,7 @@ package report
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/rwdiag/rwdiag/analyze"
@@ -34,17 +35,23 @@ const rulesMinSignals = 30
 func (o Options) WriteRules(w io.Writer, rows []RuleRow) error {
 	g := &grid{
 		header: []string{"ID", "PATTERN", "SEVERITY", "VERSIONS", "STATUS", "FILE", "SIGNALS"},
-		wrap:   []bool{false, false, false, false, true, false, true},
+		wrap:   []bool{false, false, false, false, false, false, true},
 	}
 	for _, r := range rows {
 		versions := r.Versions
 		if versions == "" {
 			versions = "all"
 		}
+		// Each signal ("latency (promql)") and the status are kept whole
+		// when wrapping: glued, unglued when printed.
+		signals := make([]string, len(r.Signals))
+		for i, s := range r.Signals {
+			signals[i] = glue(sanitizeText(s, false))
+		}
 		g.rows = append(g.rows, []string{
 			sanitizeText(r.ID, false), sanitizeText(r.Pattern, false), r.Severity.String(),
-			sanitizeText(versions, false), sanitizeText(r.Status, false), sanitizeText(r.File, false),
-			sanitizeText(strings.Join(r.Signals, ", "), false),
+			sanitizeText(versions, false), glue(sanitizeText(r.Status, false)), sanitizeText(r.File, false),
+			strings.Join(signals, ", "),
 		})
 	}
 	g.paint = func(row, col int) string {
@@ -57,26 +64,35 @@ func (o Options) WriteRules(w io.Writer, rows []RuleRow) error {
 		return ""
 	}
 	width := o.width()
-	ws, fits := g.layout(width)
 	p := &reportPrinter{w: w, width: width, colour: o.Colour}
-	if width == 0 || fits && ws[6] >= rulesMinSignals {
+	if ws, fits := g.layout(width); width == 0 || fits && ws[6] >= rulesMinSignals {
 		if err := g.render(w, ws, o.Colour); err != nil {
 			return err
 		}
-	} else {
-		// Stacked: the short columns on the rule's line, then its file and
-		// signals, wrapped, indented under it.
-		short := &grid{header: g.header[:5], wrap: make([]bool, 5), paint: g.paint}
-		for _, row := range g.rows {
-			short.rows = append(short.rows, row[:5])
+		p.printf("%d %s\n", len(rows), pluralize(len(rows), "rule", "rules"))
+		return p.err
+	}
+	// Stacked: the columns that fit on the rule's line, the others on
+	// indented lines under it (the signals wrapped).
+	for _, main := range [][]int{{0, 1, 2, 3, 4}, {0, 2, 4}, {0, 2}} {
+		t := g.only(main)
+		ws, fits := t.layout(width)
+		if !fits && len(main) > 2 {
+			continue
 		}
-		ws, _ := short.layout(width)
-		p.printf("%s\n", short.row(ws, short.header, -1, false))
+		p.printf("%s\n", t.row(ws, t.header, -1, false))
 		for i, row := range g.rows {
-			p.printf("%s\n", short.row(ws, short.rows[i], i, o.Colour))
-			p.lines("    file: ", row[5])
+			p.printf("%s\n", t.row(ws, t.rows[i], i, o.Colour))
+			var details []string
+			for _, c := range []int{1, 3, 4, 5} {
+				if !slices.Contains(main, c) {
+					details = append(details, strings.ToLower(g.header[c])+": "+row[c])
+				}
+			}
+			p.lines("    ", strings.Join(details, "; "))
 			p.lines("    signals: ", row[6])
 		}
+		break
 	}
 	p.printf("%d %s\n", len(rows), pluralize(len(rows), "rule", "rules"))
 	return p.err

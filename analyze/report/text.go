@@ -238,3 +238,12 @@ func sentenceEnd(s string) int {
 	}
 	return 0
 }
+
+// nbsp glues words that wrapping must keep together ("latency (promql)"):
+// a private-use rune, one column like the space it stands for and no space
+// to strings.Fields (U+00A0 is); unglue turns it back into a space when the
+// line is printed.
+const nbsp = "\ue000"
+
+func glue(s string) string   { return strings.ReplaceAll(s, " ", nbsp) }
+func unglue(s string) string { return strings.ReplaceAll(s, nbsp, " ") }

@@ -56,13 +56,13 @@ func writeTimelineText(w io.Writer, tl *analyze.Timeline, o Options) error {
 	p := &reportPrinter{w: w, width: o.width(), colour: o.Colour}
 	g := &grid{header: []string{"TIME", "LEVEL", "SOURCE", "POD/CONTAINER"}, wrap: []bool{false, false, false, false}}
 	if o.Wide {
-		g.header = append(g.header, "WHAT", "(FROM)")
+		g.header = append(g.header, "FROM", "WHAT")
 		g.wrap = append(g.wrap, false, false)
 	}
 	for _, e := range tl.Entries {
 		row := []string{timelineTime(e.Time), e.Level, sanitizeText(string(e.Source), false), sanitizeText(entryWho(e), false)}
 		if o.Wide {
-			row = append(row, strings.TrimSpace(sanitizeText(e.Text, false)), "("+sanitizeText(e.Location(), false)+")")
+			row = append(row, sanitizeText(e.Location(), false), strings.TrimSpace(sanitizeText(e.Text, false)))
 		}
 		g.rows = append(g.rows, row)
 	}
