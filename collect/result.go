@@ -90,7 +90,11 @@ func (r *Result) WriteSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "  files: %s\n", strings.Join(parts, ", "))
 	if m.Redaction.Enabled {
-		fmt.Fprintf(w, "  redaction: on, %d values replaced", m.Redaction.Total)
+		values := "values"
+		if m.Redaction.Total == 1 {
+			values = "value"
+		}
+		fmt.Fprintf(w, "  redaction: on, %d %s replaced", m.Redaction.Total, values)
 		if len(m.Redaction.Counts) > 0 {
 			var rs []string
 			for _, k := range sortedKeys(m.Redaction.Counts) {
