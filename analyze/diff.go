@@ -19,6 +19,32 @@ type Diff struct {
 	// Undecided were firing in OLD, but NEW could not decide their rule
 	// (inconclusive, skipped or failed): not evidence that they are gone.
 	Undecided []DiffItem `json:"undecided"`
+	// Notes warn of what makes the comparison doubtful: bundles of
+	// different clusters, NEW collected before OLD.
+	Notes []string `json:"notes"`
+}
+
+// DiffNotes are the warnings a diff of old and new carries: bundles of
+// different clusters (fingerprints match only within one), NEW collected
+// before OLD (only when both times are known).
+func DiffNotes(old, new BundleInfo) []string {
+	ns := []string{}
+	where := func(b BundleInfo) string {
+		switch {
+		case b.Cluster != "" && b.Namespace != "":
+			return b.Cluster + ", namespace " + b.Namespace
+		case b.Namespace != "":
+			return "namespace " + b.Namespace
+		}
+		return b.Cluster
+	}
+	if o, n := where(old), where(new); o != "" && n != "" && o != n {
+		ns = append(ns, fmt.Sprintf("the bundles are of different clusters (%s; %s): fingerprints match only within one", o, n))
+	}
+	if !old.CollectedAt.IsZero() && !new.CollectedAt.IsZero() && new.CollectedAt.Before(old.CollectedAt) {
+		ns = append(ns, "NEW was collected before OLD: are they the wrong way round?")
+	}
+	return ns
 }
 
 // DiffItem is one finding in a diff.
@@ -44,7 +70,7 @@ type DiffItem struct {
 // CompareReports diffs the firing findings of old and new.
 func CompareReports(old, new *Report) *Diff {
 	d := &Diff{Old: old.Bundle, New: new.Bundle, Added: []DiffItem{}, Resolved: []DiffItem{},
-		Persisting: []DiffItem{}, Undecided: []DiffItem{}}
+		Persisting: []DiffItem{}, Undecided: []DiffItem{}, Notes: DiffNotes(old.Bundle, new.Bundle)}
 	firing := func(r *Report) map[string]Finding {
 		m := map[string]Finding{}
 		for _, f := range r.Findings {

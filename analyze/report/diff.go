@@ -15,6 +15,9 @@ func WriteDiff(w io.Writer, d *analyze.Diff, f Format) error {
 }
 
 func writeDiff(w io.Writer, d *analyze.Diff, f Format, o Options) error {
+	c := *d
+	c.Notes = diffNotes(d) // in the JSON too, always a list
+	d = &c
 	return writeFormatted(w, f, "diff", d,
 		func(w io.Writer) error { return writeDiffMarkdown(w, d) },
 		func(w io.Writer) error { return writeDiffText(w, d, o) })
@@ -36,17 +39,13 @@ func diffCountLine(d *analyze.Diff) string {
 	return fmt.Sprintf("%d new, %d resolved, %d persisting, %d undecided", len(d.Added), len(d.Resolved), len(d.Persisting), len(d.Undecided))
 }
 
-// diffNotes warn when the bundles name different clusters, or NEW is older.
+// diffNotes are the diff's notes (analyze.DiffNotes), also for a Diff
+// made by hand.
 func diffNotes(d *analyze.Diff) []string {
-	var ns []string
-	o, n := reportClusterLine(d.Old), reportClusterLine(d.New)
-	if o != "" && n != "" && o != n {
-		ns = append(ns, fmt.Sprintf("the bundles are of different clusters (%s; %s): fingerprints match only within one", o, n))
+	if d.Notes != nil {
+		return d.Notes
 	}
-	if !d.Old.CollectedAt.IsZero() && d.New.CollectedAt.Before(d.Old.CollectedAt) {
-		ns = append(ns, "NEW was collected before OLD: are they the wrong way round?")
-	}
-	return ns
+	return analyze.DiffNotes(d.Old, d.New)
 }
 
 func writeDiffText(w io.Writer, d *analyze.Diff, o Options) error {

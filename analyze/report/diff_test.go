@@ -3,8 +3,10 @@ package report
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rwdiag/rwdiag/analyze"
 )
@@ -48,5 +50,36 @@ func TestWriteDiff(t *testing.T) {
 	}
 	if string(back["undecided"]) != "[]" || !strings.Contains(string(back["added"]), `"severity": "critical"`) {
 		t.Errorf("json = %s", js.String())
+	}
+}
+
+// NEW without a collection time is not "collected before OLD"; the notes
+// are in the JSON, always a list.
+func TestDiffNotes(t *testing.T) {
+	at := time.Date(2026, 11, 29, 20, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name     string
+		old, new analyze.BundleInfo
+		want     []string
+	}{
+		{"new has no time", analyze.BundleInfo{CollectedAt: at}, analyze.BundleInfo{}, []string{}},
+		{"old has no time", analyze.BundleInfo{}, analyze.BundleInfo{CollectedAt: at}, []string{}},
+		{"new before old", analyze.BundleInfo{CollectedAt: at}, analyze.BundleInfo{CollectedAt: at.Add(-time.Hour)},
+			[]string{"NEW was collected before OLD: are they the wrong way round?"}},
+		{"two clusters", analyze.BundleInfo{Cluster: "a"}, analyze.BundleInfo{Cluster: "b"},
+			[]string{"the bundles are of different clusters (a; b): fingerprints match only within one"}},
+	} {
+		d := analyze.CompareReports(&analyze.Report{Bundle: tc.old}, &analyze.Report{Bundle: tc.new})
+		var js bytes.Buffer
+		if err := WriteDiff(&js, d, FormatJSON); err != nil {
+			t.Fatal(err)
+		}
+		var back struct{ Notes []string }
+		if err := json.Unmarshal(js.Bytes(), &back); err != nil || back.Notes == nil {
+			t.Fatalf("%s: notes not a list in %s (%v)", tc.name, js.String(), err)
+		}
+		if !slices.Equal(back.Notes, tc.want) {
+			t.Errorf("%s: notes %q, want %q", tc.name, back.Notes, tc.want)
+		}
 	}
 }
