@@ -606,3 +606,25 @@ func firstDiff(got, want []byte) string {
 	}
 	return "no line differs"
 }
+
+// The summary prints what the cluster chose (its version string, error
+// messages, targets, the incomplete reason) escaped for the terminal.
+func TestWriteSummaryEscapes(t *testing.T) {
+	m := &bundle.Manifest{Namespace: "rw", Cluster: "c\x1b]0;t\x07", RisingWaveVersion: "PostgreSQL 13.14.0-RisingWave-2.3.0\x1b[2J",
+		Complete: false, IncompleteReason: "interrupted\r\x1b[1A",
+		Errors: []bundle.CollectError{{Step: "logs", Target: "pod\x1b[31m", Error: "refused \u202eevil"}},
+		Files:  []bundle.FileEntry{{Path: "logs/p\x1b/x.log", Error: "cut\x9b", Truncated: true}}}
+	var sum bytes.Buffer
+	(&collect.Result{Path: "out.tar.zst", Manifest: m, Notes: []string{"note\x1b[0m"}}).WriteSummary(&sum)
+	out := sum.String()
+	for _, r := range out {
+		if r == 0x1b || r == 0x07 || r == '\r' || r == 0x9b || r == 0x202e {
+			t.Fatalf("raw control %U in the summary:\n%q", r, out)
+		}
+	}
+	for _, want := range []string{`c\x1b]0;t\x07`, `pod\x1b[31m`, `\u202eevil`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("summary lacks %q:\n%s", want, out)
+		}
+	}
+}

@@ -66,9 +66,9 @@ var summaryGroups = []struct {
 func (r *Result) WriteSummary(w io.Writer) {
 	m := r.Manifest
 	fmt.Fprintf(w, "rwdiag collect: wrote %s (%s; %d files, %s uncompressed)\n",
-		r.Path, formatBytes(r.ArchiveBytes), len(m.Files), formatBytes(r.Bytes()))
+		printablePath(r.Path), formatBytes(r.ArchiveBytes), len(m.Files), formatBytes(r.Bytes()))
 	fmt.Fprintf(w, "  namespace %s, cluster %s, RisingWave %s, %s\n",
-		m.Namespace, orDash(m.Cluster), orDash(m.RisingWaveVersion), m.FinishedAt.Sub(m.CollectedAt).Round(100_000_000))
+		printablePath(m.Namespace), printablePath(orDash(m.Cluster)), printableLine(orDash(m.RisingWaveVersion)), m.FinishedAt.Sub(m.CollectedAt).Round(100_000_000))
 	counts := map[bundle.Kind]int{}
 	var truncated, partial []bundle.FileEntry
 	for _, f := range m.Files {
@@ -107,30 +107,30 @@ func (r *Result) WriteSummary(w io.Writer) {
 		fmt.Fprintln(w, "  redaction: OFF (--no-redact): the bundle may hold passwords, tokens and keys; do not share it outside your organisation")
 	}
 	if !m.Complete {
-		fmt.Fprintf(w, "  INCOMPLETE: %s\n", m.IncompleteReason)
+		fmt.Fprintf(w, "  INCOMPLETE: %s\n", printableLine(m.IncompleteReason))
 	}
 	if len(m.Errors) > 0 {
 		fmt.Fprintf(w, "\nMissing (%d): what could not be collected, and why\n", len(m.Errors))
 		for _, e := range m.Errors {
-			fmt.Fprintf(w, "  %-10s %s: %s\n", e.Step, e.Target, firstLine(e.Error))
+			fmt.Fprintf(w, "  %-10s %s: %s\n", printablePath(e.Step), printablePath(e.Target), printableLine(firstLine(e.Error)))
 		}
 	}
 	if len(partial) > 0 {
 		fmt.Fprintf(w, "\nPartial (%d): the source failed part-way\n", len(partial))
 		for _, f := range partial {
-			fmt.Fprintf(w, "  %s: %s\n", f.Path, firstLine(f.Error))
+			fmt.Fprintf(w, "  %s: %s\n", printablePath(f.Path), printableLine(firstLine(f.Error)))
 		}
 	}
 	if len(truncated) > 0 {
 		fmt.Fprintf(w, "\nTruncated (%d): cut by --log-bytes or --log-budget (the newest lines are kept)\n", len(truncated))
 		for _, f := range truncated {
-			fmt.Fprintf(w, "  %s (%s kept)\n", f.Path, formatBytes(f.Size))
+			fmt.Fprintf(w, "  %s (%s kept)\n", printablePath(f.Path), formatBytes(f.Size))
 		}
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w, "\nNotes")
 		for _, n := range r.Notes {
-			fmt.Fprintf(w, "  %s\n", n)
+			fmt.Fprintf(w, "  %s\n", printableLine(n))
 		}
 	}
 }
@@ -230,3 +230,7 @@ func classList(counts map[string]int) string {
 
 // printablePath is a bundle path as it may be printed on a terminal.
 func printablePath(p string) string { return termtext.Escape(p, termtext.Name) }
+
+// printableLine is text the cluster or a server chose (a version string, an
+// error message), escaped for the terminal on one line.
+func printableLine(s string) string { return termtext.Escape(s, termtext.Line) }
