@@ -101,7 +101,8 @@ func runAnalyze(c *ucli.Context) error {
 	if err != nil {
 		return usageError(c, "%v", err)
 	}
-	if _, err := decideLayout(c, c.App.Writer, out); err != nil {
+	lay, err := decideLayout(c, c.App.Writer, out)
+	if err != nil {
 		return err
 	}
 	in, err := readAnalysisInputs(c)
@@ -123,7 +124,7 @@ func runAnalyze(c *ucli.Context) error {
 		return err
 	}
 	rep.ToolVersion = versionString()
-	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteWith(w, rep, format, x) }); err != nil {
+	if err := writeOutput(c, out, func(w io.Writer) error { return lay.report().Write(w, rep, format, x) }); err != nil {
 		return err
 	}
 	warnProblems(c, "", rep.Bundle.Problems)

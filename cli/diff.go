@@ -6,7 +6,6 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/analyze"
-	"github.com/rwdiag/rwdiag/analyze/report"
 )
 
 func diffCommand() *ucli.Command {
@@ -43,7 +42,8 @@ func runDiff(c *ucli.Context) error {
 	if err != nil {
 		return usageError(c, "%v", err)
 	}
-	if _, err := decideLayout(c, c.App.Writer, out); err != nil {
+	lay, err := decideLayout(c, c.App.Writer, out)
+	if err != nil {
 		return err
 	}
 	in, err := readAnalysisInputs(c)
@@ -64,7 +64,7 @@ func runDiff(c *ucli.Context) error {
 		reps[i] = rep
 	}
 	d := analyze.CompareReports(reps[0], reps[1])
-	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteDiff(w, d, format) }); err != nil {
+	if err := writeOutput(c, out, func(w io.Writer) error { return lay.report().WriteDiff(w, d, format) }); err != nil {
 		return err
 	}
 	for _, rep := range reps {

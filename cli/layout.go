@@ -8,6 +8,8 @@ import (
 
 	ucli "github.com/urfave/cli/v2"
 	"golang.org/x/term"
+
+	"github.com/rwdiag/rwdiag/analyze/report"
 )
 
 // pipedWidth is the width text output is laid out for when stdout is not a
@@ -79,4 +81,9 @@ func decideLayout(c *ucli.Context, w io.Writer, out string) (layout, error) {
 
 func (l layout) String() string {
 	return fmt.Sprintf("width=%d wide=%v colour=%v", l.Width, l.Wide, l.Colour)
+}
+
+// report is the layout as the report package's writers take it.
+func (l layout) report() report.Options {
+	return report.Options{Width: l.Width, Wide: l.Wide, Colour: l.Colour}
 }

@@ -8,6 +8,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/analyze/report"
 	"github.com/rwdiag/rwdiag/internal/termtext"
 	"github.com/rwdiag/rwdiag/rules"
 )
@@ -40,7 +41,8 @@ func rulesListCommand() *ucli.Command {
 			if c.NArg() > 0 {
 				return usageError(c, "unexpected arguments: %s (use --rules PATH)", strings.Join(c.Args().Slice(), " "))
 			}
-			if _, err := decideLayout(c, c.App.Writer, ""); err != nil {
+			lay, err := decideLayout(c, c.App.Writer, "")
+			if err != nil {
 				return err
 			}
 			rs, err := loadRules(c)
@@ -48,29 +50,20 @@ func rulesListCommand() *ucli.Command {
 				return err
 			}
 			v := c.String("risingwave-version")
-			t := newTable(c.App.Writer, "ID", "PATTERN", "SEVERITY", "VERSIONS", "SIGNALS", "FILE", "STATUS")
+			rows := make([]report.RuleRow, 0, len(rs))
 			for _, r := range rs {
-				var kinds []string
+				var signals []string
 				for _, s := range r.Signals {
-					kinds = append(kinds, s.Name+" ("+string(s.Kind)+")")
+					signals = append(signals, s.Name+" ("+string(s.Kind)+")")
 				}
 				status := "active"
 				if v != "" && !r.AppliesTo(v) {
 					status = "skipped: outside " + r.Versions
 				}
-				versions := r.Versions
-				if versions == "" {
-					versions = "all"
-				}
-				if err := t.Append(termtext.Strings([]string{r.ID, r.Pattern, r.Severity.String(), versions, strings.Join(kinds, ", "), r.File, status}, termtext.Name)); err != nil {
-					return err
-				}
+				rows = append(rows, report.RuleRow{ID: r.ID, Pattern: r.Pattern, Severity: r.Severity, Versions: r.Versions,
+					Signals: signals, File: r.File, Status: status})
 			}
-			if err := t.Render(); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.App.Writer, "%d rules\n", len(rs))
-			return nil
+			return lay.report().WriteRules(c.App.Writer, rows)
 		},
 	}
 }

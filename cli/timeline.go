@@ -56,7 +56,8 @@ func runTimeline(c *ucli.Context) error {
 	if err != nil {
 		return usageError(c, "%v", err)
 	}
-	if _, err := decideLayout(c, c.App.Writer, out); err != nil {
+	lay, err := decideLayout(c, c.App.Writer, out)
+	if err != nil {
 		return err
 	}
 	var topts analyze.TimelineOptions
@@ -92,7 +93,7 @@ func runTimeline(c *ucli.Context) error {
 	if err := unreadable(rep.Bundle); err != nil {
 		return err
 	}
-	if err := writeOutput(c, out, func(w io.Writer) error { return report.WriteTimeline(w, x.Timeline, format) }); err != nil {
+	if err := writeOutput(c, out, func(w io.Writer) error { return lay.report().WriteTimeline(w, x.Timeline, format) }); err != nil {
 		return err
 	}
 	warnProblems(c, "", rep.Bundle.Problems)
