@@ -37,6 +37,10 @@ type MetricHistory struct {
 	// FirstValues those values ("latency = 8.3; piled = 12").
 	FirstPath   string
 	FirstValues string
+	// Held says, per Times, whether the rule gave this finding at that
+	// evaluation, the same way as FirstHeld (on metrics alone, or with the
+	// events up to the time when WithEvents); nil when it held at none.
+	Held []bool
 }
 
 // SignalHistory is one PromQL signal over time.
@@ -124,6 +128,7 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 	// The first time each finding held on metrics alone, and with the
 	// events up to the time.
 	alone, withEvents := map[string]int{}, map[string]int{}
+	heldAlone, heldEvents := map[string][]bool{}, map[string][]bool{}
 	for i, t := range times {
 		metricOnly, upTo := map[string]*signalResult{}, map[string]*signalResult{}
 		for _, s := range r.Signals {
@@ -141,8 +146,8 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 			metricOnly[s.Name] = &signalResult{rows: nonNil(got), available: true}
 			upTo[s.Name] = metricOnly[s.Name]
 		}
-		noteFirst(alone, r.findingsFrom(ev.bundleEnv(), metricOnly, b), i)
-		noteFirst(withEvents, r.findingsFrom(ev.bundleEnv(), upTo, b), i)
+		noteHeld(alone, heldAlone, r.findingsFrom(ev.bundleEnv(), metricOnly, b), i, len(times))
+		noteHeld(withEvents, heldEvents, r.findingsFrom(ev.bundleEnv(), upTo, b), i, len(times))
 		if b.err != nil {
 			return nil
 		}
@@ -157,9 +162,11 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 			}
 		}
 		i, ok := alone[f.Fingerprint]
+		h.Held = heldAlone[f.Fingerprint]
 		if !ok {
 			i, ok = withEvents[f.Fingerprint]
 			h.WithEvents = ok
+			h.Held = heldEvents[f.Fingerprint]
 		}
 		if ok {
 			h.FirstHeld, h.AtStart = times[i], i == 0
@@ -173,12 +180,17 @@ func (ev *Gathered) ruleHistory(ctx context.Context, r *Rule, fs []Finding, time
 	return out
 }
 
-// noteFirst records i as the first index of the findings not seen before.
-func noteFirst(first map[string]int, fs []Finding, i int) {
+// noteHeld records i as the first index of the findings not seen before,
+// and marks i held for each of them (held[fp] has n entries).
+func noteHeld(first map[string]int, held map[string][]bool, fs []Finding, i, n int) {
 	for _, f := range fs {
 		if _, ok := first[f.Fingerprint]; !ok {
 			first[f.Fingerprint] = i
 		}
+		if held[f.Fingerprint] == nil {
+			held[f.Fingerprint] = make([]bool, n)
+		}
+		held[f.Fingerprint][i] = true
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"sort"
@@ -109,6 +110,11 @@ type Forensics struct {
 	Timeline *Timeline
 	// History is keyed by finding fingerprint.
 	History map[string]*MetricHistory
+	// MemoryLimits are the pods' container memory limits in bytes
+	// (resources.limits.memory of the compute or standalone container, else
+	// of the pod's only container), from kubernetes/pods.json or `kubectl
+	// describe pod` text, by pod name. Nil when the bundle has none.
+	MemoryLimits map[string]float64
 }
 
 // Investigate reads the bundle once, evaluates the rules and works out the
@@ -121,7 +127,65 @@ func Investigate(ctx context.Context, path string, rules []*Rule, opts bundle.Op
 	defer ev.Close()
 	rep := Evaluate(ctx, ev, rules)
 	hist := ev.MetricHistories(ctx, rules, rep)
-	return rep, &Forensics{Timeline: ev.BuildTimeline(hist), History: hist}, nil
+	return rep, &Forensics{Timeline: ev.BuildTimeline(hist), History: hist, MemoryLimits: ev.MemoryLimits()}, nil
+}
+
+// MemoryLimits are the pods' container memory limits in bytes, by pod: the
+// compute or standalone container's, else the pod's only container's. Nil
+// when no pod states one.
+func (ev *Gathered) MemoryLimits() map[string]float64 {
+	if ev.Kube == nil || !ev.Kube.Has("pods") {
+		return nil
+	}
+	rows, err := ev.Kube.Query(kube.Query{Resource: "pods", Path: "spec.containers",
+		Fields: map[string]string{"container": "name", "memory_limit": "resources.limits.memory"}})
+	if err != nil {
+		return nil
+	}
+	type pick struct {
+		limit       float64
+		main        bool
+		n           int // containers seen
+		onlyOrFirst float64
+	}
+	by := map[string]*pick{}
+	var order []string
+	for _, row := range rows {
+		pod, _ := row["pod"].(string)
+		if pod == "" {
+			continue
+		}
+		p := by[pod]
+		if p == nil {
+			p = &pick{}
+			by[pod] = p
+			order = append(order, pod)
+		}
+		p.n++
+		limit := parseBytes(row["memory_limit"])
+		if row["memory_limit"] == nil || math.IsNaN(limit) || limit <= 0 {
+			continue
+		}
+		name, _ := row["container"].(string)
+		if name == "compute" || name == "standalone" || strings.HasPrefix(name, "compute") {
+			p.limit, p.main = limit, true
+		} else if p.n == 1 {
+			p.onlyOrFirst = limit
+		}
+	}
+	out := map[string]float64{}
+	for _, pod := range order {
+		switch p := by[pod]; {
+		case p.main:
+			out[pod] = p.limit
+		case p.n == 1 && p.onlyOrFirst > 0:
+			out[pod] = p.onlyOrFirst
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // BuildTimeline puts what the pass gathered on one line of time: the log

@@ -112,6 +112,17 @@ func TestTimelineSources(t *testing.T) {
 	if h == nil || h.AtStart || h.WithEvents || len(h.Times) != 3 || len(h.Signals) != 1 || len(h.Signals[0].Series) != 2 {
 		t.Fatalf("history = %+v, want 3 rounds, one signal with two series, held on metrics after the start", h)
 	}
+	// Held marks every round the rule gave the finding, the first of them
+	// at FirstHeld.
+	first := -1
+	for i, held := range h.Held {
+		if held && first < 0 {
+			first = i
+		}
+	}
+	if len(h.Held) != len(h.Times) || first < 1 || !h.Times[first].Equal(h.FirstHeld) {
+		t.Errorf("held = %v at %v, want the rounds from FirstHeld %v", h.Held, h.Times, h.FirstHeld)
+	}
 }
 
 func TestTimelineOptions(t *testing.T) {
@@ -390,5 +401,18 @@ func TestTimelineCompoundIncident(t *testing.T) {
 				t.Errorf("latency points %v do not rise", pts)
 			}
 		}
+	}
+}
+
+// Forensics carry each pod's container memory limit, for the HTML memory
+// chart: the compute container's, not a sidecar's.
+func TestForensicsMemoryLimits(t *testing.T) {
+	_, x := tlInvestigate(t, "../samples/compound-incident", TimelineOptions{})
+	if got, want := x.MemoryLimits["shop-risingwave-compute-1"], 16.0*(1<<30); got != want {
+		t.Errorf("compute-1 limit = %v, want %v (all: %v)", got, want, x.MemoryLimits)
+	}
+	_, x = tlInvestigate(t, tlBundle, TimelineOptions{})
+	if x.MemoryLimits != nil {
+		t.Errorf("a bundle whose pods state no limit has limits %v", x.MemoryLimits)
 	}
 }
