@@ -1,7 +1,9 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"regexp"
 	"strings"
 
@@ -72,15 +74,29 @@ func rulesLintCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "lint",
 		Usage:     "check rule files and report every problem with its line and column",
-		UsageText: "rwdiag rules lint [PATH...]   (no PATH: the built-in rules)",
+		UsageText: "rwdiag rules lint [--format text|json] [PATH...]   (no PATH: the built-in rules)",
 		Description: "Parses each file, rejects unknown fields, and compiles every regular expression,\n" +
 			"PromQL query, SQL statement, gjson path, expression and template. All problems are\n" +
 			"reported at once as FILE:LINE:COL: rule \"ID\": FIELD: MESSAGE. Exit status 2 when\n" +
 			"there is any. It also flags what would be costly at run time: a PromQL subquery of more\n" +
 			"than a million steps (a problem) or with a step under the 15 s scrape interval, a SQL\n" +
 			"WITH RECURSIVE (warnings, FILE:LINE:COL: warning: ...; exit status 0); a summary\n" +
-			"template that calls itself is a problem.",
+			"template that calls itself is a problem.\n\n" +
+			"--format json writes one object for programs and CI: {\"rules\": N, \"errors\": N,\n" +
+			"\"warnings\": N, \"problems\": [{\"file\", \"line\", \"column\", \"rule\", \"field\",\n" +
+			"\"message\", \"severity\": \"error\"|\"warning\"}]}, with the same exit status.\n\n" +
+			"Examples:\n" +
+			"   rwdiag rules lint\n" +
+			"   rwdiag rules lint ./my-rules\n" +
+			"   rwdiag rules lint --format json ./my-rules",
+		Flags: []ucli.Flag{
+			&ucli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT` of the output: text or json"},
+		},
 		Action: func(c *ucli.Context) error {
+			jsonOut, err := textOrJSON(c)
+			if err != nil {
+				return err
+			}
 			var rs []*analyze.Rule
 			var probs analyze.Problems
 			if c.NArg() == 0 {
@@ -89,13 +105,30 @@ func rulesLintCommand() *ucli.Command {
 				rs, probs = analyze.LintPaths(c.Args().Slice())
 			}
 			errs, warns := 0, 0
+			out := lintJSON{Rules: len(rs), Problems: []lintProblem{}}
 			for _, p := range probs {
-				fmt.Fprintln(c.App.Writer, termtext.Escape(p.Error(), termtext.Lines))
+				if !jsonOut {
+					fmt.Fprintln(c.App.Writer, termtext.Escape(p.Error(), termtext.Lines))
+				}
+				sev := "error"
 				if p.Warning {
 					warns++
+					sev = "warning"
 				} else {
 					errs++
 				}
+				out.Problems = append(out.Problems, lintProblem{File: p.File, Line: p.Line, Column: p.Column,
+					Rule: p.Rule, Field: p.Field, Message: p.Msg, Severity: sev})
+			}
+			if jsonOut {
+				out.Errors, out.Warnings = errs, warns
+				if err := writeJSON(c.App.Writer, out); err != nil {
+					return err
+				}
+				if errs > 0 {
+					return &exitError{code: exitUsage}
+				}
+				return nil
 			}
 			if errs > 0 {
 				return &exitError{exitUsage, fmt.Errorf("%d problem(s), %d warning(s)", errs, warns)}
@@ -114,18 +147,31 @@ func rulesTestCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "test",
 		Usage:     "run rule tests (kind: RuleTest) against the rules",
-		UsageText: "rwdiag rules test [--run REGEX] [PATH...]   (no PATH: the built-in rules' tests)",
+		UsageText: "rwdiag rules test [--run REGEX] [--format text|json] [PATH...]   (no PATH: the built-in rules' tests)",
 		Description: "Each test case names a bundle and/or inline files and the findings expected\n" +
 			"(rule, subject, severity), or expect: []. Rule files found among PATHs are loaded\n" +
-			"over the built-in rules. Exit status 1 when a case fails.",
+			"over the built-in rules. Exit status 1 when a case fails.\n\n" +
+			"--format json writes one object: {\"passed\": N, \"failed\": N, \"cases\": [{\"file\",\n" +
+			"\"name\", \"pass\", \"error\", \"expected\": [...], \"got\": [...]}]}, every case run, with\n" +
+			"the same exit status.\n\n" +
+			"Examples:\n" +
+			"   rwdiag rules test\n" +
+			"   rwdiag rules test --run oom\n" +
+			"   rwdiag rules test samples/\n" +
+			"   rwdiag rules test --format json samples/",
 		Flags: append([]ucli.Flag{
 			&ucli.StringFlag{Name: "run", Usage: "run only the cases whose name matches `REGEX`"},
+			&ucli.StringFlag{Name: "format", Value: "text", Usage: "`FORMAT` of the output: text or json"},
 		}, ruleFlags()...),
 		Action: runRulesTest,
 	}
 }
 
 func runRulesTest(c *ucli.Context) error {
+	jsonOut, err := textOrJSON(c)
+	if err != nil {
+		return err
+	}
 	var run *regexp.Regexp
 	if s := c.String("run"); s != "" {
 		re, err := regexp.Compile(s)
@@ -135,7 +181,6 @@ func runRulesTest(c *ucli.Context) error {
 		run = re
 	}
 	var cases []*analyze.TestCase
-	var err error
 	if c.NArg() == 0 {
 		cases, err = analyze.LoadTestFS(rules.FS)
 	} else {
@@ -151,15 +196,91 @@ func runRulesTest(c *ucli.Context) error {
 	}
 	results := analyze.RunTests(c.Context, cases, rs, run)
 	failed := 0
+	out := testJSON{Cases: []testCaseJSON{}}
 	for _, r := range results {
 		if !r.Pass {
 			failed++
-			fmt.Fprint(c.App.Writer, "FAIL ", termtext.Escape(r.String(), termtext.Lines))
+			if !jsonOut {
+				fmt.Fprint(c.App.Writer, "FAIL ", termtext.Escape(r.String(), termtext.Lines))
+			}
 		}
+		out.Cases = append(out.Cases, caseJSON(r))
 	}
-	fmt.Fprintf(c.App.Writer, "%d passed, %d failed\n", len(results)-failed, failed)
+	if jsonOut {
+		out.Passed, out.Failed = len(results)-failed, failed
+		if err := writeJSON(c.App.Writer, out); err != nil {
+			return err
+		}
+	} else {
+		fmt.Fprintf(c.App.Writer, "%d passed, %d failed\n", len(results)-failed, failed)
+	}
 	if failed > 0 {
 		return &exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// textOrJSON reads a --format of text or json, in any case.
+func textOrJSON(c *ucli.Context) (bool, error) {
+	switch f := strings.ToLower(c.String("format")); f {
+	case "text", "":
+		return false, nil
+	case "json":
+		return true, nil
+	}
+	return false, usageError(c, "--format %q: want text or json", c.String("format"))
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(termtext.Writer{W: w})
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// lintJSON is `rules lint --format json`.
+type lintJSON struct {
+	Rules    int           `json:"rules"`
+	Errors   int           `json:"errors"`
+	Warnings int           `json:"warnings"`
+	Problems []lintProblem `json:"problems"`
+}
+
+type lintProblem struct {
+	File     string `json:"file"`
+	Line     int    `json:"line,omitempty"`
+	Column   int    `json:"column,omitempty"`
+	Rule     string `json:"rule,omitempty"`
+	Field    string `json:"field,omitempty"`
+	Message  string `json:"message"`
+	Severity string `json:"severity"`
+}
+
+// testJSON is `rules test --format json`.
+type testJSON struct {
+	Passed int            `json:"passed"`
+	Failed int            `json:"failed"`
+	Cases  []testCaseJSON `json:"cases"`
+}
+
+type testCaseJSON struct {
+	File     string   `json:"file"`
+	Name     string   `json:"name"`
+	Pass     bool     `json:"pass"`
+	Error    string   `json:"error,omitempty"`
+	Expected []string `json:"expected"`
+	Got      []string `json:"got"`
+}
+
+func caseJSON(r analyze.CaseResult) testCaseJSON {
+	j := testCaseJSON{File: r.Case.File(), Name: r.Case.Name, Pass: r.Pass, Expected: []string{}, Got: []string{}}
+	if r.Err != nil {
+		j.Error = r.Err.Error()
+	}
+	for _, e := range r.Expected {
+		j.Expected = append(j.Expected, e.String())
+	}
+	for _, e := range r.Got {
+		j.Got = append(j.Got, e.String())
+	}
+	return j
 }

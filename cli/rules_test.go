@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -133,5 +134,65 @@ func TestRulesOutputEscapesRuleFileText(t *testing.T) {
 	res := run(t, "rules", "list", "--rules", p)
 	if res.code != 0 || !strings.Contains(res.stdout, `\x1b]0;pwned`) || strings.ContainsRune(res.stdout, 0x1b) {
 		t.Errorf("rules list: the file name is not shown escaped:\n%v", res)
+	}
+}
+
+// rules lint and rules test write one JSON object for programs, with the
+// same exit status as their text.
+func TestRulesJSONOutput(t *testing.T) {
+	p := writeRuleFile(t, costlyRules)
+	res := run(t, "rules", "lint", "--format", "json", p)
+	var lint struct {
+		Rules, Errors, Warnings int
+		Problems                []struct {
+			File, Rule, Field, Message, Severity string
+			Line, Column                         int
+		}
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &lint); err != nil {
+		t.Fatalf("lint --format json: %v\n%v", err, res)
+	}
+	if res.code != exitUsage || lint.Errors == 0 || lint.Warnings == 0 || len(lint.Problems) != lint.Errors+lint.Warnings {
+		t.Errorf("lint --format json: want exit 2 with errors and warnings counted; got %+v\n%v", lint, res)
+	}
+	for _, pr := range lint.Problems {
+		if pr.File != p || pr.Line == 0 || pr.Rule == "" || (pr.Severity != "error" && pr.Severity != "warning") {
+			t.Errorf("problem without its place or severity: %+v", pr)
+		}
+	}
+	if res := run(t, "rules", "lint", "--format", "JSON"); res.code != 0 || !strings.Contains(res.stdout, `"errors": 0`) {
+		t.Errorf("built-in rules, --format JSON: want exit 0 and no errors\n%v", res)
+	}
+
+	// A test file with one passing and one failing case.
+	dir := t.TempDir()
+	tests := "apiVersion: rwdiag/v1\nkind: RuleTest\ntests:\n" +
+		"  - name: no pods, so the OOM rule cannot tell\n    rules: [compute-oom-crash-loop]\n    files:\n      logs/rw-meta-0/meta.log: \"2026-11-29T20:00:00Z INFO risingwave_meta: started\\n\"\n" +
+		"    expect:\n      - {rule: compute-oom-crash-loop, subject: cluster, severity: critical, status: inconclusive}\n" +
+		"  - name: wrongly expects an OOM\n    rules: [compute-oom-crash-loop]\n    files:\n      logs/rw-meta-0/meta.log: \"2026-11-29T20:00:00Z INFO risingwave_meta: started\\n\"\n" +
+		"    expect:\n      - {rule: compute-oom-crash-loop, subject: rw-compute-0, severity: critical}\n"
+	if err := os.WriteFile(filepath.Join(dir, "x_test.yaml"), []byte(tests), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res = run(t, "rules", "test", "--format", "json", dir)
+	var rt struct {
+		Passed, Failed int
+		Cases          []struct {
+			File, Name, Error string
+			Pass              bool
+			Expected, Got     []string
+		}
+	}
+	if err := json.Unmarshal([]byte(res.stdout), &rt); err != nil {
+		t.Fatalf("test --format json: %v\n%v", err, res)
+	}
+	if res.code != exitFailed || rt.Passed != 1 || rt.Failed != 1 || len(rt.Cases) != 2 {
+		t.Fatalf("test --format json: want exit 1, 1 passed and 1 failed; got %+v\n%v", rt, res)
+	}
+	if c := rt.Cases[1]; c.Pass || len(c.Expected) != 1 || !strings.Contains(c.Expected[0], "rw-compute-0") || len(c.Got) != 1 || !strings.Contains(c.Got[0], "inconclusive") {
+		t.Errorf("the failing case does not say what was expected and what came: %+v", c)
+	}
+	if res := run(t, "rules", "test", "--format", "yaml", dir); res.code != exitUsage {
+		t.Errorf("--format yaml: want a usage error\n%v", res)
 	}
 }
