@@ -428,8 +428,8 @@ func writeFindingText(p *reportPrinter, n int, f analyze.Finding, withSummary bo
 			text = ""
 		}
 		p.printf("%s\n", line)
-		if text != "" {
-			p.printf("     %s\n", ShortenLogText(text, p.width-5))
+		for _, l := range evidenceLines(text, p.width-5) {
+			p.printf("     %s\n", l)
 		}
 	}
 	// An undecided finding's action is to collect what it lacks (its
@@ -437,6 +437,33 @@ func writeFindingText(p *reportPrinter, n int, f analyze.Finding, withSummary bo
 	if fix := fixLine(f.Remediation); fix != "" && f.Status == analyze.StatusFiring {
 		p.lines("   fix: ", fix)
 	}
+}
+
+// tableEvidenceRows is how many lines an evidence excerpt may take under
+// its source in the table format.
+const tableEvidenceRows = 2
+
+// evidenceLines lays an evidence excerpt out on at most tableEvidenceRows
+// lines of room runes, wrapped at spaces: a log line shortened from its
+// module path and spans (ShortenLogText), other text cut at a word.
+func evidenceLines(text string, room int) []string {
+	if text == "" {
+		return nil
+	}
+	room = max(room, 20)
+	n := tableEvidenceRows * room
+	for range 8 {
+		lines := wrapWords(ShortenLogText(text, n), room)
+		if len(lines) <= tableEvidenceRows {
+			return lines
+		}
+		over := 0
+		for _, l := range lines[tableEvidenceRows:] {
+			over += utf8.RuneCountInString(l) + 1
+		}
+		n -= max(over, room/4)
+	}
+	return wrapWords(ShortenLogText(text, room), room)[:1]
 }
 
 // evidenceSource is where evidence comes from: "path:line", or for a metric
