@@ -156,7 +156,8 @@ func (ev *Gathered) logCoverage(files []fileInfo, component string) string {
 		if name == "" {
 			name = "pod"
 		}
-		s := fmt.Sprintf("%s logs of %d of %d pods", name, len(pods), max(len(pods), len(ev.podsOf(component))))
+		total := max(len(pods), len(ev.podsOf(component)))
+		s := fmt.Sprintf("%s logs of %d of %d %s", name, len(pods), total, pluralize(total, "pod", "pods"))
 		if prev > 0 {
 			s += fmt.Sprintf(" (%d previous)", prev)
 		}
@@ -267,7 +268,7 @@ func (ev *Gathered) sqlCoverage(q string) string {
 	for _, id := range identRE.FindAllString(q, -1) {
 		if n, ok := rows[id]; ok && !seen[id] {
 			seen[id] = true
-			parts = append(parts, fmt.Sprintf("%s (%d rows)", bundle.SQLPath(id), n))
+			parts = append(parts, fmt.Sprintf("%s (%d %s)", bundle.SQLPath(id), n, pluralize(n, "row", "rows")))
 		}
 	}
 	return strings.Join(parts, ", ")
