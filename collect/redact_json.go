@@ -391,6 +391,28 @@ func spliceJSON(data []byte, repl map[string]string) ([]byte, error) {
 		}
 		return p
 	}
+	// replace writes the token of the value that ends at end, when its path
+	// is to be replaced, in place of the value (which starts at the first
+	// of starts after the previous token).
+	replace := func(end int, starts, what string) error {
+		nv, ok := repl[pathKey(path())]
+		if !ok {
+			return nil
+		}
+		start := bytes.IndexAny(data[prev:end], starts)
+		if start < 0 {
+			return fmt.Errorf("JSON %s at offset %d not found", what, prev)
+		}
+		start += prev
+		out.Write(data[copied:start])
+		enc, err := marshalJSONString(nv)
+		if err != nil {
+			return err
+		}
+		out.Write(enc)
+		copied = end
+		return nil
+	}
 	for {
 		tok, err := dec.Token()
 		if err == io.EOF {
@@ -417,35 +439,14 @@ func spliceJSON(data []byte, repl map[string]string) ([]byte, error) {
 				stack[n-1].expectKey = false
 				break
 			}
-			if nv, ok := repl[pathKey(path())]; ok {
-				start := bytes.IndexByte(data[prev:end], '"')
-				if start < 0 {
-					return nil, fmt.Errorf("JSON string at offset %d not found", prev)
-				}
-				start += prev
-				out.Write(data[copied:start])
-				enc, err := marshalJSONString(nv)
-				if err != nil {
-					return nil, err
-				}
-				out.Write(enc)
-				copied = end
+			if err := replace(end, `"`, "string"); err != nil {
+				return nil, err
 			}
 			advance()
 		case json.Number:
-			if nv, ok := repl[pathKey(path())]; ok {
-				start := bytes.IndexAny(data[prev:end], "-0123456789")
-				if start < 0 {
-					return nil, fmt.Errorf("JSON number at offset %d not found", prev)
-				}
-				start += prev
-				out.Write(data[copied:start])
-				enc, err := marshalJSONString(nv)
-				if err != nil {
-					return nil, err
-				}
-				out.Write(enc)
-				copied = end
+			// A number under a secret key becomes its token, a string.
+			if err := replace(end, "-0123456789", "number"); err != nil {
+				return nil, err
 			}
 			advance()
 		default:
