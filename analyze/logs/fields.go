@@ -190,7 +190,7 @@ func valueEnd(s string, v int, syn fieldSyntax) int {
 			}
 		case c == stop && depth == 0:
 			if strings.HasPrefix(s[i:], " {") && isIdentToken(s[v:i]) {
-				if e := skipBraces([]byte(s[i+1:]), 0); e > 0 {
+				if e := SkipBraces(s[i+1:], 0); e > 0 {
 					i += 1 + e
 					continue
 				}
@@ -333,7 +333,7 @@ func parseSpans(s string) []Span {
 		}
 		sp := Span{Name: s[:i]}
 		if i < len(s) && s[i] == '{' {
-			e := skipBraces([]byte(s), i)
+			e := SkipBraces(s, i)
 			if e < 0 {
 				e = len(s)
 			}

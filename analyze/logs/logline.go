@@ -691,7 +691,7 @@ func pathSegment(b []byte) (end, rest int, ok bool) {
 			}
 			i++
 		case c == '{':
-			j := skipBraces(b, i)
+			j := SkipBraces(b, i)
 			if j < 0 {
 				return 0, 0, false
 			}
@@ -703,8 +703,10 @@ func pathSegment(b []byte) (end, rest int, ok bool) {
 	return 0, 0, false
 }
 
-// skipBraces returns the offset after the "}" closing the "{" at b[i], or -1.
-func skipBraces(b []byte, i int) int {
+// SkipBraces returns the offset after the "}" closing the "{" at b[i], or
+// -1; braces inside double-quoted strings (with backslash escapes) do not
+// count.
+func SkipBraces[T ~string | ~[]byte](b T, i int) int {
 	depth, quoted := 0, false
 	for ; i < len(b); i++ {
 		c := b[i]

@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/rwdiag/rwdiag/analyze/logs"
 )
 
 // ShortenLogText fits a log line (or a timeline entry's text) into n runes
@@ -82,7 +84,7 @@ func splitLogTarget(s string) (spans, target, msg string) {
 		if j == pos || j >= len(s) || s[j] != '{' {
 			break
 		}
-		k := skipBraces(s, j)
+		k := logs.SkipBraces(s, j)
 		if k < 0 {
 			return "", "", s
 		}
@@ -133,29 +135,4 @@ func identEnd(s string, i int) int {
 		break
 	}
 	return i
-}
-
-// skipBraces returns the offset after the brace block opening at s[i]
-// ('{'), with quoted strings skipped; -1 when it does not close.
-func skipBraces(s string, i int) int {
-	depth := 0
-	inQuote := false
-	for ; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case inQuote && c == '\\':
-			i++
-		case c == '"':
-			inQuote = !inQuote
-		case inQuote:
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return -1
 }
