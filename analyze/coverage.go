@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rwdiag/rwdiag/internal/english"
+
 	"github.com/rwdiag/rwdiag/analyze/kube"
 	"github.com/rwdiag/rwdiag/bundle"
 )
@@ -157,7 +159,7 @@ func (ev *Gathered) logCoverage(files []fileInfo, component string) string {
 			name = "pod"
 		}
 		total := max(len(pods), len(ev.podsOf(component)))
-		s := fmt.Sprintf("%s logs of %d of %d %s", name, len(pods), total, pluralize(total, "pod", "pods"))
+		s := fmt.Sprintf("%s logs of %d of %d %s", name, len(pods), total, english.Plural(total, "pod", "pods"))
 		if prev > 0 {
 			s += fmt.Sprintf(" (%d previous)", prev)
 		}
@@ -268,7 +270,7 @@ func (ev *Gathered) sqlCoverage(q string) string {
 	for _, id := range identRE.FindAllString(q, -1) {
 		if n, ok := rows[id]; ok && !seen[id] {
 			seen[id] = true
-			parts = append(parts, fmt.Sprintf("%s (%d %s)", bundle.SQLPath(id), n, pluralize(n, "row", "rows")))
+			parts = append(parts, fmt.Sprintf("%s (%d %s)", bundle.SQLPath(id), n, english.Plural(n, "row", "rows")))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rwdiag/rwdiag/internal/english"
+
 	"github.com/tidwall/gjson"
 
 	"github.com/rwdiag/rwdiag/analyze/evidence"
@@ -444,7 +446,7 @@ func (ev *Gathered) containerLives() []TimelineEntry {
 					}
 					if st == "lastState.terminated" {
 						if restarts > 0 {
-							e.Text += fmt.Sprintf("; restarted %d %s in all", restarts, pluralize(int(restarts), "time", "times"))
+							e.Text += fmt.Sprintf("; restarted %d %s in all", restarts, english.Plural(int(restarts), "time", "times"))
 						}
 						if waiting != "" {
 							e.Text += "; now waiting: " + waiting
@@ -746,11 +748,4 @@ func (e TimelineEntry) Location() string {
 		return fmt.Sprintf("%s:%d", e.Path, e.Line)
 	}
 	return e.Path
-}
-
-func pluralize(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 
+	"github.com/rwdiag/rwdiag/internal/english"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/bundle"
@@ -48,12 +50,12 @@ func runExtract(c *ucli.Context) error {
 		fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %s\n", name, termtext.Escape(p.Error(), termtext.Line))
 	}
 	w := c.App.Writer
-	fmt.Fprintf(w, "extracted %d %s (%s) from %s to %s", res.Files, plural(res.Files, "file", "files"), formatSize(res.Bytes), name, dir)
+	fmt.Fprintf(w, "extracted %d %s (%s) from %s to %s", res.Files, english.Plural(res.Files, "file", "files"), formatSize(res.Bytes), name, dir)
 	if res.Holes > 0 {
 		fmt.Fprintf(w, "; %s of it zeros, left as holes: sparse on disk", formatSize(res.Holes))
 	}
 	if len(res.Problems) > 0 {
-		fmt.Fprintf(w, "; %d %s refused or cut (on stderr)", len(res.Problems), plural(len(res.Problems), "entry", "entries"))
+		fmt.Fprintf(w, "; %d %s refused or cut (on stderr)", len(res.Problems), english.Plural(len(res.Problems), "entry", "entries"))
 	}
 	fmt.Fprintln(w)
 	if err != nil {
@@ -64,11 +66,4 @@ func runExtract(c *ucli.Context) error {
 		return &exitError{code: exitFailed}
 	}
 	return nil
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }

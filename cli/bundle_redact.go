@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rwdiag/rwdiag/internal/english"
+
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/bundle"
@@ -180,7 +182,7 @@ func runRedact(c *ucli.Context) error {
 	if reportFormat == collect.ReportJSON {
 		summary = c.App.ErrWriter // stdout is the report's alone
 	}
-	fmt.Fprintf(summary, "redacted %d %s in %d %s of %s; wrote %s\n", now.Total, plural(now.Total, "value", "values"), files, plural(files, "file", "files"), name, termtext.Escape(out, termtext.Name))
+	fmt.Fprintf(summary, "redacted %d %s in %d %s of %s; wrote %s\n", now.Total, english.Plural(now.Total, "value", "values"), files, english.Plural(files, "file", "files"), name, termtext.Escape(out, termtext.Name))
 	if warnings > 0 {
 		fmt.Fprintf(summary, "%d files were not what their names say and were redacted as text (see the warnings above)\n", warnings)
 	}

@@ -13,6 +13,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/rwdiag/rwdiag/internal/english"
+
 	"github.com/rwdiag/rwdiag/analyze"
 	"github.com/rwdiag/rwdiag/internal/termtext"
 )
@@ -156,13 +158,13 @@ func (c reportCounts) summaryLine() string {
 	}
 	line := "No findings"
 	if len(parts) > 0 {
-		line = joinAnd(parts) + " " + pluralize(last, "finding", "findings")
+		line = joinAnd(parts) + " " + english.Plural(last, "finding", "findings")
 	}
 	if c.inconclusive > 0 {
-		line += fmt.Sprintf("; %d %s inconclusive", c.inconclusive, pluralize(c.inconclusive, "rule", "rules"))
+		line += fmt.Sprintf("; %d %s inconclusive", c.inconclusive, english.Plural(c.inconclusive, "rule", "rules"))
 	}
 	if c.failed > 0 {
-		line += fmt.Sprintf("; %d %s failed to evaluate", c.failed, pluralize(c.failed, "rule", "rules"))
+		line += fmt.Sprintf("; %d %s failed to evaluate", c.failed, english.Plural(c.failed, "rule", "rules"))
 	}
 	return line
 }
@@ -170,7 +172,7 @@ func (c reportCounts) summaryLine() string {
 // rulesLine is e.g. "12 rules: 2 fired, 8 passed, 1 inconclusive, 1 skipped".
 func rulesLine(r *analyze.Report) string {
 	c := tally(r)
-	line := fmt.Sprintf("%d %s", len(r.Rules), pluralize(len(r.Rules), "rule", "rules"))
+	line := fmt.Sprintf("%d %s", len(r.Rules), english.Plural(len(r.Rules), "rule", "rules"))
 	var parts []string
 	for _, s := range []analyze.RuleStatus{analyze.RuleFired, analyze.RulePassed, analyze.RuleInconclusive, analyze.RuleSkipped, analyze.RuleError} {
 		if c.rules[s] > 0 {
@@ -201,13 +203,6 @@ func joinAnd(parts []string) string {
 		return strings.Join(parts, "")
 	}
 	return strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-}
-
-func pluralize(n int, one, many string) string {
-	if n == 1 {
-		return one
-	}
-	return many
 }
 
 func reportTime(t time.Time) string {
@@ -414,7 +409,7 @@ func writeFindingText(p *reportPrinter, n int, f analyze.Finding, withSummary bo
 	for i, e := range f.Evidence {
 		if i == tableEvidenceLines && p.width > 0 {
 			more := len(f.Evidence) - i
-			p.printf("     ... and %d more %s (see --format markdown or json)\n", more, pluralize(more, "item", "items"))
+			p.printf("     ... and %d more %s (see --format markdown or json)\n", more, english.Plural(more, "item", "items"))
 			break
 		}
 		// "path:line  excerpt" on one line when it fits, else the excerpt
@@ -549,7 +544,7 @@ func reportBundleLine(b analyze.BundleInfo) string {
 
 // reportBundleShape is e.g. "tar.zst, 214 files".
 func reportBundleShape(b analyze.BundleInfo) string {
-	files := fmt.Sprintf("%d %s", b.Files, pluralize(b.Files, "file", "files"))
+	files := fmt.Sprintf("%d %s", b.Files, english.Plural(b.Files, "file", "files"))
 	if b.Archive == "" {
 		return files
 	}
@@ -687,7 +682,7 @@ func writeFindingMarkdown(p *reportPrinter, f analyze.Finding, x *analyze.Forens
 	if ex, ok := x.Excerpt(f, mdExcerptEntries); ok {
 		p.printf("\n**Timeline** (%s to %s, %d minutes either side of the evidence", timelineTime(ex.From), timelineTime(ex.To), int(analyze.ExcerptWindow/time.Minute))
 		if ex.More > 0 {
-			p.printf("; %d more %s in `rwdiag timeline`", ex.More, pluralize(ex.More, "entry", "entries"))
+			p.printf("; %d more %s in `rwdiag timeline`", ex.More, english.Plural(ex.More, "entry", "entries"))
 		}
 		p.printf(")\n\n")
 		if len(ex.Entries) == 0 {

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rwdiag/rwdiag/internal/english"
+
 	"github.com/rwdiag/rwdiag/analyze"
 	"github.com/rwdiag/rwdiag/internal/termtext"
 )
@@ -370,7 +372,7 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory, limits map[st
 		l.Mark = markPath(l.Shape, 11, 4, 2.6)
 	}
 	c.Caption = fmt.Sprintf("%s to %s UTC, %d %s", t0.Format("2006-01-02 15:04:05"), t1.Format("15:04:05"),
-		len(h.Times), pluralize(len(h.Times), "evaluation", "evaluations"))
+		len(h.Times), english.Plural(len(h.Times), "evaluation", "evaluations"))
 	return c
 }
 

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/rwdiag/rwdiag/internal/english"
+
 	"github.com/rwdiag/rwdiag/analyze"
 )
 
@@ -69,7 +71,7 @@ func (o Options) WriteRules(w io.Writer, rows []RuleRow) error {
 		if err := g.render(w, ws, o.Colour); err != nil {
 			return err
 		}
-		p.printf("%d %s\n", len(rows), pluralize(len(rows), "rule", "rules"))
+		p.printf("%d %s\n", len(rows), english.Plural(len(rows), "rule", "rules"))
 		return p.err
 	}
 	// Stacked: the columns that fit on the rule's line, the others on
@@ -94,6 +96,6 @@ func (o Options) WriteRules(w io.Writer, rows []RuleRow) error {
 		}
 		break
 	}
-	p.printf("%d %s\n", len(rows), pluralize(len(rows), "rule", "rules"))
+	p.printf("%d %s\n", len(rows), english.Plural(len(rows), "rule", "rules"))
 	return p.err
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rwdiag/rwdiag/internal/english"
+
 	"github.com/rwdiag/rwdiag/analyze"
 	"github.com/rwdiag/rwdiag/internal/termtext"
 )
@@ -88,7 +90,7 @@ func writeTimelineText(w io.Writer, tl *analyze.Timeline, o Options) error {
 			p.printf("    (%s)\n", sanitizeText(e.Location(), false))
 		}
 	}
-	p.printf("\n%d %s.\n", len(tl.Entries), pluralize(len(tl.Entries), "entry", "entries"))
+	p.printf("\n%d %s.\n", len(tl.Entries), english.Plural(len(tl.Entries), "entry", "entries"))
 	for _, n := range tl.Notes {
 		p.lines("Note: ", n)
 	}
