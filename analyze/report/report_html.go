@@ -108,7 +108,7 @@ func writeHTML(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
 						hf.NoData = append(hf.NoData, s.Name)
 						continue
 					}
-					hf.Charts = append(hf.Charts, buildChart(h, s, memoryLimits(f)))
+					hf.Charts = append(hf.Charts, buildChart(h, s, chartMemoryLimits(x, f)))
 				}
 				if !h.FirstHeld.IsZero() {
 					hf.FirstHeld = timelineTime(h.FirstHeld)
@@ -165,12 +165,17 @@ type htmlChart struct {
 	XTicks         []chartTick
 	YTicks         []chartTick
 	Lines          []chartLine
-	Marker         *chartTick   // when the rule first held
+	Marker         *chartTick  // when the rule first held
+	Held           []chartBand // where the rule's condition held, shaded
+	HeldLegend     string
 	Limits         []chartLimit // the containers' memory limits, on a memory chart
 	Same           []string     // notes on series drawn on one line
 	Caption        string
 	More           int // series not drawn
 }
+
+// PlotH is the plot area's height.
+func (c htmlChart) PlotH() float64 { return c.Y1 - c.Y0 }
 
 type chartTick struct {
 	Pos   float64
@@ -180,6 +185,44 @@ type chartTick struct {
 	Anchor string
 	DX     float64
 	Legend string
+}
+
+// chartBand is a span of the plot, from X, W wide.
+type chartBand struct{ X, W float64 }
+
+// chartMinBand is the least width of a held band, so that a rule that held
+// at the last evaluation only still shows.
+const chartMinBand = 4
+
+// heldBands are the spans in which the history's rule held: each run of
+// evaluations at which it held, from the first of them to the next
+// evaluation (at which it no longer held), or to the last when it held to
+// the end. Nil when Held does not match Times or holds nowhere.
+func heldBands(h *analyze.MetricHistory, xPos func(time.Time) float64) []chartBand {
+	if len(h.Held) != len(h.Times) {
+		return nil
+	}
+	var out []chartBand
+	for i := 0; i < len(h.Held); i++ {
+		if !h.Held[i] {
+			continue
+		}
+		j := i
+		for j+1 < len(h.Held) && h.Held[j+1] {
+			j++
+		}
+		x0, x1 := xPos(h.Times[i]), xPos(h.Times[j])
+		if j+1 < len(h.Times) {
+			x1 = xPos(h.Times[j+1])
+		}
+		if x1-x0 < chartMinBand {
+			x0 = min(x0, chartW-chartRight-chartMinBand)
+			x1 = x0 + chartMinBand
+		}
+		out = append(out, chartBand{X: math.Round(x0*10) / 10, W: math.Round((x1-x0)*10) / 10})
+		i = j
+	}
+	return out
 }
 
 // chartLimit is a horizontal line at a container memory limit.
@@ -285,6 +328,12 @@ func buildChart(h *analyze.MetricHistory, s analyze.SignalHistory, limits map[st
 			m.Anchor, m.DX = "end", -4
 		}
 		c.Marker = &m
+	}
+	if c.Held = heldBands(h, xPos); c.Held != nil {
+		c.HeldLegend = "shaded: where the rule's condition held, from each evaluation at which it held to the next"
+		if h.WithEvents {
+			c.HeldLegend += " (counting the log lines and events up to each evaluation)"
+		}
 	}
 	for _, l := range lims {
 		// Away from the marker's label, which sits at the top.
@@ -504,6 +553,17 @@ var (
 	limitContainerRE  = regexp.MustCompile(`\bcontainer[= ]([^\s,):]+)`)
 	computeContainers = regexp.MustCompile(`^(compute|standalone)`)
 )
+
+// chartMemoryLimits are the container memory limits, by pod, for f's
+// charts: the bundle's (Forensics.MemoryLimits), else, when the forensics
+// have none (a bundle without pods.json, forensics made without them), what
+// the finding's text states.
+func chartMemoryLimits(x *analyze.Forensics, f analyze.Finding) map[string]float64 {
+	if x != nil && x.MemoryLimits != nil {
+		return x.MemoryLimits
+	}
+	return memoryLimits(f)
+}
 
 // memoryLimits are the memory limits, in bytes by pod, that the finding
 // states: its evidence, of the compute or standalone container, else of a

@@ -379,6 +379,10 @@ func overlapHistory(n, held int) (*analyze.MetricHistory, analyze.SignalHistory)
 		h.Times = append(h.Times, t0.Add(time.Duration(i)*15*time.Second))
 	}
 	h.FirstHeld = h.Times[held]
+	h.Held = make([]bool, n)
+	for i := held; i < n; i++ {
+		h.Held[i] = true
+	}
 	s := analyze.SignalHistory{Name: "rss", Description: "resident memory of each compute pod",
 		PromQL: `process_resident_memory_bytes{component=~"compute|standalone"}`}
 	for _, pod := range []string{"rw-test-compute-a", "rw-test-compute-b", "rw-test-compute-c"} {
@@ -515,6 +519,100 @@ func TestChartMemoryLimit(t *testing.T) {
 	}
 }
 
+// Limits from the bundle's pods (Forensics.MemoryLimits) are drawn for
+// every pod of the chart, each at its own value; the finding's text is read
+// only when the forensics have none.
+func TestChartMemoryLimitsFromForensics(t *testing.T) {
+	h, s := overlapHistory(6, 2)
+	h.Signals = []analyze.SignalHistory{s}
+	f := analyze.Finding{Rule: "compute-oom-crash-loop", Severity: analyze.SeverityWarning, Status: analyze.StatusFiring,
+		Subject: "rw-test-compute-a", SubjectKind: "pod", Fingerprint: "0a1b2c3d4e5f6071", Summary: "memory limit 1GiB",
+		Evidence: []analyze.Evidence{{Signal: "containers", Text: "pod rw-test-compute-a: container=compute, memory_limit=1Gi"}}}
+	h.Fingerprint = f.Fingerprint
+	rep := &analyze.Report{SchemaVersion: analyze.ReportSchemaVersion, Tool: "rwdiag", Findings: []analyze.Finding{f},
+		Bundle: analyze.BundleInfo{Path: "limits-test", Archive: "directory"}}
+	page := func(limits map[string]float64) string {
+		x := &analyze.Forensics{History: map[string]*analyze.MetricHistory{f.Fingerprint: h}, MemoryLimits: limits}
+		var b bytes.Buffer
+		if err := WriteWith(&b, rep, FormatHTML, x); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	limitLabel := regexp.MustCompile(`<text class="limit-label[^>]*>([^<]*)</text>`)
+	labels := func(p string) []string {
+		var out []string
+		for _, m := range limitLabel.FindAllStringSubmatch(p, -1) {
+			out = append(out, m[1])
+		}
+		return out
+	}
+	// Pod c has no known limit, and a pod not on the chart is not drawn.
+	got := labels(page(map[string]float64{"rw-test-compute-a": 4 << 30, "rw-test-compute-b": 6 << 30, "rw-test-meta-0": 2 << 30}))
+	if want := []string{"memory limit 4 GiB (rw-test-compute-a)", "memory limit 6 GiB (rw-test-compute-b)"}; !slices.Equal(got, want) {
+		t.Errorf("limits from the forensics: %q, want %q", got, want)
+	}
+	// Without them, the finding's evidence: the subject's limit only.
+	if got, want := labels(page(nil)), []string{"memory limit 1 GiB (rw-test-compute-a)"}; !slices.Equal(got, want) {
+		t.Errorf("limits from the evidence: %q, want %q", got, want)
+	}
+	// A bundle whose pods state none (an empty map is not absent data).
+	if got := labels(page(map[string]float64{})); len(got) != 0 {
+		t.Errorf("forensics without limits drew %q", got)
+	}
+}
+
+// The spans in which the rule held are shaded: one band per run of held
+// evaluations, from its first to the next evaluation; at the end, to the
+// last, at least a few units wide.
+func TestChartHeldBands(t *testing.T) {
+	h, s := overlapHistory(10, 2)
+	h.Held = []bool{false, false, true, true, false, false, true, false, false, false}
+	c := buildChart(h, s, nil)
+	x := func(i int) float64 { return c.X0 + (c.X1-c.X0)*float64(i)/9 }
+	near := func(a, b float64) bool { return math.Abs(a-b) < 0.11 }
+	if len(c.Held) != 2 {
+		t.Fatalf("bands %+v, want 2", c.Held)
+	}
+	for n, want := range [][2]int{{2, 4}, {6, 7}} {
+		if b := c.Held[n]; !near(b.X, x(want[0])) || !near(b.X+b.W, x(want[1])) {
+			t.Errorf("band %d spans %.1f..%.1f, want %.1f..%.1f (evaluations %d to %d)", n, b.X, b.X+b.W, x(want[0]), x(want[1]), want[0], want[1])
+		}
+	}
+	if !strings.HasPrefix(c.HeldLegend, "shaded: where the rule's condition held") {
+		t.Errorf("legend %q", c.HeldLegend)
+	}
+	// Held at the last evaluation alone: a thin band inside the plot.
+	h.Held = []bool{false, false, true, false, false, false, false, false, false, true}
+	c = buildChart(h, s, nil)
+	if len(c.Held) != 2 || c.Held[1].W < chartMinBand || !near(c.Held[1].X+c.Held[1].W, c.X1) {
+		t.Errorf("bands %+v, want the last one %v wide ending at %v", c.Held, chartMinBand, c.X1)
+	}
+	// No Held (older data), or one that does not match Times: no band, no legend.
+	for _, held := range [][]bool{nil, {true, true}} {
+		h.Held = held
+		if c = buildChart(h, s, nil); c.Held != nil || c.HeldLegend != "" {
+			t.Errorf("held %v: bands %+v, legend %q", held, c.Held, c.HeldLegend)
+		}
+	}
+	// In the page: behind the series, with the legend.
+	h.Held = []bool{true, false, true, true, false, false, false, false, false, false}
+	var b bytes.Buffer
+	if err := reportHTML.ExecuteTemplate(&b, "chart", buildChart(h, s, nil)); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if n := strings.Count(out, `<rect class="held"`); n != 2 {
+		t.Errorf("%d held rects, want 2", n)
+	}
+	if r, p := strings.Index(out, `<rect class="held"`), strings.Index(out, "<polyline"); r < 0 || r > p {
+		t.Errorf("held band at %d, first series at %d: not behind the series", r, p)
+	}
+	if !strings.Contains(out, `<li class="held">`) {
+		t.Error("no legend entry for the band")
+	}
+}
+
 // hue classes of screenshot pixels.
 const (
 	hueNone = iota
@@ -565,6 +663,10 @@ func TestHTMLChartOverlapInBrowser(t *testing.T) {
 	chromium := findChromium(t)
 	h, s := overlapHistory(60, 44)
 	h.Signals = []analyze.SignalHistory{s}
+	// Held in two runs, 44-50 and 54-59: two bands.
+	for i := 51; i < 54; i++ {
+		h.Held[i] = false
+	}
 	f := analyze.Finding{Rule: "compute-oom-crash-loop", Pattern: "oom-crash-loop", Severity: analyze.SeverityWarning,
 		Status: analyze.StatusFiring, Title: "Compute node killed for memory again and again", Subject: "rw-test-compute-0",
 		SubjectKind: "pod", Summary: "Three compute pods at the same memory.", Fingerprint: "5e1f0c7a9b3d2e41",
@@ -629,6 +731,15 @@ func TestHTMLChartOverlapInBrowser(t *testing.T) {
 	}
 	if marker < strings.LastIndex(fig, "<polyline") {
 		t.Error("the rule-held marker is drawn beneath the series")
+	}
+	if n := strings.Count(fig, `<rect class="held"`); n != 2 {
+		t.Errorf("%d held bands in the DOM, want 2", n)
+	}
+	if r := strings.Index(fig, `<rect class="held"`); r < 0 || r > strings.Index(fig, "<polyline") {
+		t.Error("the held band is not drawn beneath the series")
+	}
+	if !strings.Contains(fig, "shaded: where the rule's condition held") {
+		t.Error("the legend does not say what the band is")
 	}
 
 	// The screenshot.
@@ -701,8 +812,45 @@ func TestHTMLChartOverlapInBrowser(t *testing.T) {
 	if darkRun < 200 {
 		t.Errorf("the longest dark run in the plot's rows is %d pixels, want a limit line of 200 or more", darkRun)
 	}
-	t.Logf("marker column %d (%d red pixels, rows %d-%d); series pixels along a row: blue %d, red %d, green %d; limit %d",
-		mx, most, y0, y1, widest[hueBlue], widest[hueRed], widest[hueGreen], darkRun)
+	// The held bands, along a row of the plot clear of the series and the
+	// grid's horizontal lines: two runs of tinted pixels (the grid's
+	// vertical lines and the marker may cut them by a few pixels), the
+	// first beginning at the marker, with plain background between them.
+	tinted := func(x, y int) bool {
+		r16, g16, b16, _ := img.At(x, y).RGBA()
+		r, g, b := int(r16>>8), int(g16>>8), int(b16>>8)
+		return r >= 225 && r-g >= 10 && r-b >= 10 && g-b <= 8 && b-g <= 8
+	}
+	row := y0 + (y1-y0)*3/8
+	var bands [][2]int
+	for x := max(bounds.Min.X, mx-700); x < min(bounds.Max.X, mx+700); x++ {
+		if !tinted(x, row) {
+			continue
+		}
+		if n := len(bands); n > 0 && x-bands[n-1][1] <= 4 {
+			bands[n-1][1] = x
+		} else {
+			bands = append(bands, [2]int{x, x})
+		}
+	}
+	bands = slices.DeleteFunc(bands, func(b [2]int) bool { return b[1]-b[0] < 3 })
+	if len(bands) != 2 {
+		t.Errorf("row %d has %d tinted runs %v, want 2 held bands", row, len(bands), bands)
+	} else {
+		if d := bands[0][0] - mx; d < -3 || d > 3 {
+			t.Errorf("the first band begins at column %d, the marker is at %d", bands[0][0], mx)
+		}
+		for _, b := range bands {
+			if b[1]-b[0] < 20 {
+				t.Errorf("band %v is under 20 pixels wide", b)
+			}
+		}
+		if bands[1][0]-bands[0][1] < 10 {
+			t.Errorf("bands %v: no gap where the rule did not hold", bands)
+		}
+	}
+	t.Logf("marker column %d (%d red pixels, rows %d-%d); series pixels along a row: blue %d, red %d, green %d; limit %d; held bands %v in row %d",
+		mx, most, y0, y1, widest[hueBlue], widest[hueRed], widest[hueGreen], darkRun, bands, row)
 }
 
 // A timeline row shows the end of a long line, where its message is: the
