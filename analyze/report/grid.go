@@ -177,3 +177,47 @@ func (g *grid) only(cols []int) *grid {
 	}
 	return t
 }
+
+// stackIndent is how far renderStacked indents a last cell that goes on a
+// line of its own.
+const stackIndent = 4
+
+// renderStacked writes the grid without borders for a line of width
+// columns that is too narrow for it: each row on one line when it fits,
+// else its last cell (a subject: an identifier, kept whole) on the next
+// line, indented as far as the width allows. A line is then longer than
+// width only when it is that cell alone, longer than width itself.
+func (g *grid) renderStacked(w io.Writer, width int, colour bool) error {
+	t := *g
+	t.border = false
+	ws, _ := t.layout(0)
+	last := len(ws) - 1
+	head := ws[:last:last]
+	lead := sum(head) + t.chrome() // the last column's offset
+	p := &reportPrinter{w: w}
+	p.printf("%s\n", t.row(ws, t.header, -1, false))
+	for i, row := range t.rows {
+		cell := row[last]
+		n := utf8.RuneCountInString(cell)
+		if width <= 0 || lead+n <= width {
+			p.printf("%s\n", t.row(ws, row, i, colour))
+			continue
+		}
+		p.printf("%s\n", t.row(head, row[:last], i, colour))
+		if t.paint != nil {
+			cell = paint(colour, t.paint(i, last), cell)
+		}
+		p.printf("%s%s\n", strings.Repeat(" ", stackedIndent(n, width)), unglue(cell))
+	}
+	return p.err
+}
+
+// stackedIndent is how far to indent an identifier of n runes on a line of
+// its own of width columns: stackIndent, less when that would take the
+// line past width, 0 when the identifier alone is longer.
+func stackedIndent(n, width int) int {
+	if width <= 0 {
+		return stackIndent
+	}
+	return max(0, min(stackIndent, width-n))
+}

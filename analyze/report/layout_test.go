@@ -30,6 +30,61 @@ func checkGolden(t *testing.T, file string, got []byte) {
 	}
 }
 
+// checkLineWidths fails for a line of out longer than width columns unless
+// the line is one identifier, alone and unindented, longer than width
+// itself (it cannot be broken); and for trailing spaces.
+func checkLineWidths(t *testing.T, out string, width int) {
+	t.Helper()
+	for i, line := range strings.Split(out, "\n") {
+		if strings.HasSuffix(line, " ") {
+			t.Errorf("width %d: line %d has trailing space: %q", width, i+1, line)
+		}
+		if n := len([]rune(line)); n > width && strings.ContainsAny(line, " |") {
+			t.Errorf("width %d: line %d is %d columns wide:\n%s", width, i+1, n, line)
+		}
+	}
+}
+
+// A subject longer than what is left of the line after severity and status
+// goes on a line of its own, indented when that fits; one longer than the
+// line is alone on its line, whole.
+func TestGridRenderStacked(t *testing.T) {
+	for _, width := range []int{80, 100, 120, 200} {
+		short := "shop-risingwave-compute-0"
+		fits := strings.Repeat("x", width-2)                                            // alone on a line, indented 2
+		long := "risingwave-compute-" + strings.Repeat("very-long-", width/10) + "7c9f" // longer than the line
+		g := &grid{
+			header: []string{"SEVERITY", "STATUS", "SUBJECT"},
+			wrap:   []bool{false, false, false},
+			border: true,
+			rows:   [][]string{{"critical", "firing", short}, {"warning", "inconclusive", fits}, {"warning", "firing", long}},
+		}
+		var buf bytes.Buffer
+		if err := g.renderStacked(&buf, width, false); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		checkLineWidths(t, out, width)
+		want := "SEVERITY  STATUS        SUBJECT\n" +
+			"critical  firing        " + short + "\n" +
+			"warning   inconclusive\n  " + fits + "\n" +
+			"warning   firing\n" + long + "\n"
+		if out != want {
+			t.Errorf("width %d:\n got:\n%s\nwant:\n%s", width, out, want)
+		}
+	}
+	// Colour is added after the layout: the same lines, painted.
+	g := &grid{header: []string{"SEVERITY", "SUBJECT"}, wrap: []bool{false, false}, rows: [][]string{{"critical", strings.Repeat("y", 90)}},
+		paint: func(row, col int) string { return sgrRed }}
+	var buf bytes.Buffer
+	if err := g.renderStacked(&buf, 80, true); err != nil {
+		t.Fatal(err)
+	}
+	if want := "SEVERITY  SUBJECT\n" + sgrRed + "critical" + sgrReset + "\n" + sgrRed + strings.Repeat("y", 90) + sgrReset + "\n"; buf.String() != want {
+		t.Errorf("coloured:\n got %q\nwant %q", buf.String(), want)
+	}
+}
+
 // layouts are the widths the text goldens are laid out for: a narrow
 // terminal, the piped default, a wide terminal, and -o wide.
 var layouts = []struct {
@@ -62,7 +117,7 @@ func TestWriteRulesLayout(t *testing.T) {
 			}
 			out := buf.String()
 			if !l.opts.Wide {
-				checkWidth(t, out, l.opts.width())
+				checkLineWidths(t, out, l.opts.width())
 			}
 			for _, r := range ruleRowsSample() {
 				for _, want := range append([]string{r.ID, r.File}, r.Signals...) {
@@ -111,7 +166,7 @@ func TestTimelineLayout(t *testing.T) {
 			}
 			out := buf.String()
 			if !l.opts.Wide {
-				checkWidth(t, out, l.opts.width())
+				checkLineWidths(t, out, l.opts.width())
 			}
 			// The messages show, whatever the width; pod names are whole.
 			for _, want := range []string{"slow query elapsed=60000ms", "source paused, wait barrier for 5.003340s",
@@ -122,6 +177,27 @@ func TestTimelineLayout(t *testing.T) {
 			}
 			checkGolden(t, "timeline-"+l.name+".txt", buf.Bytes())
 		})
+	}
+}
+
+// A pod name longer than the line is printed whole on a line of its own,
+// and nothing else goes past the width.
+func TestTimelineLongPod(t *testing.T) {
+	pod := "risingwave-compute-with-a-very-long-release-name-" + strings.Repeat("for-the-production-cluster-", 6) + "7c9f-0"
+	tl := &analyze.Timeline{Entries: []analyze.TimelineEntry{{Time: time.Date(2026, 11, 29, 20, 15, 0, 0, time.UTC), Source: analyze.SourceLog,
+		Level: "WARN", Pod: pod, Container: "compute", Path: "logs/" + pod + "/compute.log", Line: 3, Text: "source paused, wait barrier for 5.003340s"}}}
+	for _, width := range []int{80, 100, 120, 200} {
+		var buf bytes.Buffer
+		if err := (Options{Width: width}).WriteTimeline(&buf, tl, FormatTable); err != nil {
+			t.Fatal(err)
+		}
+		out := buf.String()
+		checkLineWidths(t, out, width)
+		for _, want := range []string{"\n" + pod + "/compute\n", "\n(logs/" + pod + "/compute.log:3)\n", "\n    source paused, wait barrier for 5.003340s\n"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("width %d: no line %q:\n%s", width, strings.TrimSpace(want), out)
+			}
+		}
 	}
 }
 

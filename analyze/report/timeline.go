@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/rwdiag/rwdiag/internal/english"
 
@@ -84,10 +85,22 @@ func writeTimelineText(w io.Writer, tl *analyze.Timeline, o Options) error {
 		// text and where it comes from, indented, on lines of their own:
 		// the text is shortened from its module path, not its message.
 		p.printf("%s\n", strings.TrimRight(g.row(ws, g.header, -1, false), " "))
+		// A pod/container that takes the line past the width goes on a line
+		// of its own, and so does where the entry comes from: indented,
+		// less or not at all when a long pod name leaves no room.
 		for i, e := range tl.Entries {
-			p.printf("%s\n", g.row(ws, g.rows[i], i, o.Colour))
-			p.printf("    %s\n", ShortenLogText(strings.TrimSpace(sanitizeText(e.Text, false)), p.width-4))
-			p.printf("    (%s)\n", sanitizeText(e.Location(), false))
+			if plain := g.row(ws, g.rows[i], i, false); utf8.RuneCountInString(plain) > p.width {
+				who := g.rows[i][3]
+				p.printf("%s\n", g.row(ws[:3], g.rows[i][:3], i, o.Colour))
+				p.printf("%s%s\n", strings.Repeat(" ", stackedIndent(utf8.RuneCountInString(who), p.width)), who)
+			} else {
+				p.printf("%s\n", g.row(ws, g.rows[i], i, o.Colour))
+			}
+			if text := strings.TrimSpace(sanitizeText(e.Text, false)); text != "" {
+				p.printf("    %s\n", ShortenLogText(text, p.width-4))
+			}
+			from := "(" + sanitizeText(e.Location(), false) + ")"
+			p.printf("%s%s\n", strings.Repeat(" ", stackedIndent(utf8.RuneCountInString(from), p.width)), from)
 		}
 	}
 	p.printf("\n%d %s.\n", len(tl.Entries), english.Plural(len(tl.Entries), "entry", "entries"))
