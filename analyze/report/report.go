@@ -377,12 +377,10 @@ func findingsTable(w io.Writer, r *analyze.Report, o Options) (shown bool, err e
 			return c.cols[last] == 4, t.render(w, ws, o.Colour)
 		}
 	}
-	// A subject longer than the line: no borders, the subject last, so
-	// that only its own line is longer than the width.
-	t := g.only([]int{0, 1, 3})
-	t.border = false
-	ws, _ := t.layout(0)
-	return false, t.render(w, ws, o.Colour)
+	// A subject longer than the line: no borders, and a subject that does
+	// not fit after its severity and status on a line of its own, so that
+	// only a subject longer than the width is longer than it.
+	return false, g.only([]int{0, 1, 3}).renderStacked(w, width, o.Colour)
 }
 
 // tableEvidenceLines is how many evidence items the table format shows per
@@ -524,17 +522,23 @@ func (p *reportPrinter) linesPainted(prefix, word, sgr, sep, text string, hang b
 		}
 		if line != "" {
 			line += " "
-		} else if n > room && word != "" {
+		} else if n > room {
 			break // a long first word goes to the next line, whole
 		}
 		line += words[i]
 	}
-	p.printf("%s%s\n", prefix, strings.TrimRight(first+line, " "))
+	// An indent alone (prefix all spaces, the long word on the next line)
+	// is not a line.
+	if head := strings.TrimRight(first+line, " "); strings.TrimSpace(prefix) != "" || head != "" {
+		p.printf("%s\n", strings.TrimRight(prefix+head, " "))
+	}
 	if i == len(words) {
 		return
 	}
 	for _, l := range wrapWords(strings.Join(words[i:], " "), max(p.width-len(indent), 1)) {
-		p.printf("%s%s\n", indent, l)
+		// A word longer than the room is indented less, or not at all
+		// when it is longer than the line.
+		p.printf("%s%s\n", indent[:min(len(indent), max(0, p.width-utf8.RuneCountInString(l)))], l)
 	}
 }
 
