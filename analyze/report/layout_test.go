@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -142,7 +143,8 @@ func TestWriteRulesLayout(t *testing.T) {
 }
 
 // timelineSample has the frontend's slow query line, whose message comes
-// after a long span, and a source executor's, after a long module path.
+// after a long span, a source executor's, after a long module path, and a
+// short start line that fits after its pod at 200 columns.
 func timelineSample() *analyze.Timeline {
 	at := time.Date(2026, 11, 29, 20, 15, 0, 1595609, time.UTC)
 	return &analyze.Timeline{Bundle: "samples/compound-incident", Entries: []analyze.TimelineEntry{
@@ -151,6 +153,8 @@ func timelineSample() *analyze.Timeline {
 		{Time: at, Source: analyze.SourceLog, Level: "WARN", Pod: "shop-risingwave-frontend-7ccz9z656z-4lw96", Container: "frontend",
 			Path: "logs/shop-risingwave-frontend-7ccz9z656z-4lw96/frontend.log", Line: 8,
 			Text: `handle_query{mode="simple query" session_id=12 sql="CREATE MATERIALIZED VIEW mv_basket_affinity AS SELECT a.product_id AS product_a, b.product_id AS product_b, count(*) AS baskets FROM order_items a JOIN order_items b ON a.order_id = b.order_id GROUP BY 1, 2"}: pgwire_slow_query_log: slow query elapsed=60000ms`},
+		{Time: at.Add(90 * time.Second), Source: analyze.SourceLog, Level: "INFO", Pod: "shop-risingwave-compute-0", Container: "compute",
+			Path: "logs/shop-risingwave-compute-0/compute.log", Line: 3, Text: "Starting compute node"},
 		{Time: at.Add(2 * time.Minute), Source: analyze.SourceLog, Level: "WARN", Pod: "shop-risingwave-compute-0", Container: "compute",
 			Path: "logs/shop-risingwave-compute-0/compute.log", Line: 29,
 			Text: `actor{otel.name="Actor 1" actor_id=1 prev_epoch=11714440724480000 curr_epoch=11714440790016000}:executor{otel.name="SourceExecutor 100000001"}: risingwave_stream::executor::source::source_executor: source paused, wait barrier for 5.003340s`},
@@ -174,6 +178,18 @@ func TestTimelineLayout(t *testing.T) {
 				if !strings.Contains(out, want) {
 					t.Errorf("%q is missing:\n%s", want, out)
 				}
+			}
+			// A text that fits after its entry's pod is on the entry's line
+			// (at 200 columns); one that does not, on a line of its own.
+			short := regexp.MustCompile(`(?m)^2026-11-29T20:16:30\.001Z +INFO +log +shop-risingwave-compute-0/compute +Starting compute node$`)
+			if got, want := short.MatchString(out), l.name == "200"; got != want {
+				t.Errorf("start line on its entry's line: %v, want %v:\n%s", got, want, out)
+			}
+			if got, want := strings.HasSuffix(strings.SplitN(out, "\n", 2)[0], "WHAT"), l.name != "80" && l.name != "100"; got != want {
+				t.Errorf("WHAT header: %v, want %v:\n%s", got, want, out)
+			}
+			if !l.opts.Wide && !strings.Contains(out, "\n    "+ShortenLogText(timelineSample().Entries[1].Text, l.opts.width()-4)+"\n") {
+				t.Errorf("the slow query's text is not on a line of its own:\n%s", out)
 			}
 			checkGolden(t, "timeline-"+l.name+".txt", buf.Bytes())
 		})

@@ -81,22 +81,41 @@ func writeTimelineText(w io.Writer, tl *analyze.Timeline, o Options) error {
 			return err
 		}
 	} else {
-		// Each entry is a line of its time, level, source and pod, then its
-		// text and where it comes from, indented, on lines of their own:
-		// the text is shortened from its module path, not its message.
-		p.printf("%s\n", strings.TrimRight(g.row(ws, g.header, -1, false), " "))
+		// Each entry is a line of its time, level, source and pod, followed
+		// by its text when the whole text fits there (under WHAT); else the
+		// text goes on an indented line of its own, shortened from its
+		// module path, not its message. Where the entry comes from is on
+		// the next line, indented.
+		lead := sum(ws) + g.chrome() + 2 // the text's column
+		texts := make([]string, len(tl.Entries))
+		header := g.row(ws, g.header, -1, false)
+		for i, e := range tl.Entries {
+			texts[i] = strings.TrimSpace(sanitizeText(e.Text, false))
+			if texts[i] != "" && lead+utf8.RuneCountInString(texts[i]) <= p.width {
+				header = padRight(g.row(ws, g.header, -1, false), lead) + "WHAT"
+			}
+		}
+		p.printf("%s\n", header)
 		// A pod/container that takes the line past the width goes on a line
 		// of its own, and so does where the entry comes from: indented,
 		// less or not at all when a long pod name leaves no room.
 		for i, e := range tl.Entries {
-			if plain := g.row(ws, g.rows[i], i, false); utf8.RuneCountInString(plain) > p.width {
+			plain := g.row(ws, g.rows[i], i, false)
+			text := texts[i]
+			switch {
+			case text != "" && lead+utf8.RuneCountInString(text) <= p.width:
+				// Padded from the uncoloured row: colour takes no column.
+				pad := strings.Repeat(" ", lead-utf8.RuneCountInString(plain))
+				p.printf("%s%s%s\n", g.row(ws, g.rows[i], i, o.Colour), pad, text)
+				text = ""
+			case utf8.RuneCountInString(plain) > p.width:
 				who := g.rows[i][3]
 				p.printf("%s\n", g.row(ws[:3], g.rows[i][:3], i, o.Colour))
 				p.printf("%s%s\n", strings.Repeat(" ", stackedIndent(utf8.RuneCountInString(who), p.width)), who)
-			} else {
+			default:
 				p.printf("%s\n", g.row(ws, g.rows[i], i, o.Colour))
 			}
-			if text := strings.TrimSpace(sanitizeText(e.Text, false)); text != "" {
+			if text != "" {
 				p.printf("    %s\n", ShortenLogText(text, p.width-4))
 			}
 			from := "(" + sanitizeText(e.Location(), false) + ")"
@@ -160,4 +179,9 @@ func writeTimelineTable(p *reportPrinter, es []analyze.TimelineEntry) {
 		p.printf("| %s | %s | %s | %s | %s | %s |\n", timelineTime(e.Time), e.Level, e.Source, who,
 			mdExcerpt(e.Text), mdCode(e.Location()))
 	}
+}
+
+// padRight pads s with spaces to n runes.
+func padRight(s string, n int) string {
+	return s + strings.Repeat(" ", max(0, n-utf8.RuneCountInString(s)))
 }

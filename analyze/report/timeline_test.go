@@ -56,7 +56,7 @@ func TestTimelineWrite(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, want := range []string{"2026-11-29T20:40:07.800Z  WARN   log        rw-compute-0/compute\n    a | pipe and colour\n",
+	for _, want := range []string{"2026-11-29T20:40:07.800Z  WARN   log        rw-compute-0/compute  a | pipe and colour\n",
 		"(logs/rw-compute-0/compute.log:12)", "2 entries.", "Note: logs/x.log: 3 lines carry no time"} {
 		if !strings.Contains(table.String(), want) {
 			t.Errorf("table lacks %q:\n%s", want, table.String())
