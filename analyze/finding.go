@@ -172,6 +172,10 @@ type BundleInfo struct {
 	// Problems are what could not be read: refused entries, damage, files
 	// that failed to parse. Analysis went on without them.
 	Problems []string `json:"problems"`
+	// Stopped says why reading ended before the end of the bundle (damage,
+	// --max-total-bytes, an interruption); "" when it was read to its end.
+	// The findings then cover only what came before.
+	Stopped string `json:"stopped,omitempty"`
 }
 
 // Report is the result of analysing one bundle. Its JSON form is a stable

@@ -164,13 +164,15 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 	return ev, nil
 }
 
-// stoppedPrefix starts the bundle problem that says reading ended early.
-const stoppedPrefix = "reading stopped early: "
+// StoppedPrefix starts the bundle problem that says reading ended early
+// (BundleInfo.Stopped holds the reason alone).
+const StoppedPrefix = "reading stopped early: "
 
 // stop records why reading ended before the end of the bundle.
 func (ev *Gathered) stop(why string) {
 	ev.stopped = why
-	ev.problem("%s%s; the rest of the bundle was not read", stoppedPrefix, why)
+	ev.Info.Stopped = why
+	ev.problem("%s%s; the rest of the bundle was not read", StoppedPrefix, why)
 }
 
 // stoppedNote is what a reason that something is missing adds when reading
@@ -184,16 +186,8 @@ func (ev *Gathered) stoppedNote() string {
 }
 
 // ReadingStopped returns why reading a bundle ended before its end (damage,
-// --max-total-bytes, an interruption), from the problems of its report, or
-// "" when it was read to its end.
-func ReadingStopped(b BundleInfo) string {
-	for _, p := range b.Problems {
-		if rest, ok := strings.CutPrefix(p, stoppedPrefix); ok {
-			return strings.TrimSuffix(rest, "; the rest of the bundle was not read")
-		}
-	}
-	return ""
-}
+// --max-total-bytes, an interruption), or "" when it was read to its end.
+func ReadingStopped(b BundleInfo) string { return b.Stopped }
 
 // readingStops returns the reader's error inside err when it ends reading:
 // damage, or the limit on the whole bundle.

@@ -167,7 +167,7 @@ func warnProblems(c *ucli.Context, prefix string, problems []string) {
 		prefix = termtext.Escape(prefix, termtext.Name) + ": "
 	}
 	for _, p := range problems {
-		if strings.HasPrefix(p, "reading stopped early: ") {
+		if strings.HasPrefix(p, analyze.StoppedPrefix) {
 			continue
 		}
 		fmt.Fprintf(c.App.ErrWriter, "rwdiag: warning: %s%s\n", prefix, termtext.Escape(p, termtext.Line))

@@ -75,6 +75,7 @@ func TestCutArchive(t *testing.T) {
 		Bundle struct {
 			HandMade bool     `json:"hand_made"`
 			Problems []string `json:"problems"`
+			Stopped  string   `json:"stopped"`
 		} `json:"bundle"`
 		Rules []struct {
 			Examined []struct{ Coverage string } `json:"examined"`
@@ -85,6 +86,13 @@ func TestCutArchive(t *testing.T) {
 	}
 	if rep.Bundle.HandMade {
 		t.Errorf("a cut collected bundle is reported hand-made: %v", rep.Bundle.Problems)
+	}
+	if !strings.Contains(rep.Bundle.Stopped, "archive damaged") {
+		t.Errorf("bundle.stopped does not say why reading stopped: %q", rep.Bundle.Stopped)
+	}
+	// The whole archive has no "stopped".
+	if r := run(t, "analyze", "--format", "json", "--fail-on", "never", sample); r.code != exitOK || strings.Contains(r.stdout, `"stopped"`) {
+		t.Errorf("an archive read to its end: want exit 0 and no bundle.stopped\n%v", r)
 	}
 	all := r.stdout
 	if strings.Contains(all, "not in the bundle") || !strings.Contains(all, "not read: reading stopped before the end of the bundle") {

@@ -191,6 +191,8 @@ func TestReportJSONMatchesSchema(t *testing.T) {
 	for name, r := range map[string]*analyze.Report{
 		"sample": reportSample(),
 		"empty":  {SchemaVersion: analyze.ReportSchemaVersion, Tool: "rwdiag", Bundle: analyze.BundleInfo{Path: "b", HandMade: true}},
+		"stopped": {SchemaVersion: analyze.ReportSchemaVersion, Tool: "rwdiag", Bundle: analyze.BundleInfo{Path: "b.tar", HandMade: true,
+			Problems: []string{analyze.StoppedPrefix + "archive damaged at byte 512"}, Stopped: "archive damaged at byte 512"}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			b := renderReport(t, r, FormatJSON)
