@@ -22,6 +22,10 @@
 // archive over its destination, or writes in place to a destination that is
 // a device, FIFO or symbolic link.
 //
+// The Writer compresses a tar.zst as independent zstd frames of 4 MiB, which
+// the reader decodes on every core and hands to the tar reader in order; a
+// stream of one frame (`tar | zstd`) is read by the streaming decoder.
+//
 // This package imports only the standard library and compression packages.
 // See docs/bundle-format.md for the format itself.
 package bundle

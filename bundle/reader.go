@@ -231,8 +231,24 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 	}
 	r := &Reader{name: name, format: format, opts: opts}
 	var stream io.Reader = br
+	var offset func() int64 // where damage is, when not how far raw has read
+	var window uint64
+	if format == FormatTarZstd {
+		// Now: head is br's buffer, which the decoder's goroutines refill.
+		window = zstdWindow(head)
+	}
 	switch format {
 	case FormatTarZstd:
+		if parallelFrames(head) {
+			pz, err := newParallelZstd(br, raw, opts)
+			if err != nil {
+				return nil, fmt.Errorf("%s: zstd: %w", name, err)
+			}
+			stream = pz
+			offset = pz.offset
+			r.closer = closerFunc(func() error { pz.Close(); return nil })
+			break
+		}
 		// No WithDecoderMaxMemory: when streaming it caps the window, so a
 		// small MaxTotalBytes would refuse ordinary archives as damaged. The
 		// total is counted below, on the decoded stream.
@@ -255,13 +271,12 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 		r.closer = closerFunc(func() error { ra.Close(); return zr.Close() })
 	}
 	tr := &tarWalker{
-		name: name,
-		opts: opts,
-		raw:  raw,
-		dec:  &countingReader{r: stream, limit: opts.MaxTotalBytes},
-	}
-	if format == FormatTarZstd {
-		tr.window = zstdWindow(head)
+		name:   name,
+		opts:   opts,
+		raw:    raw,
+		dec:    &countingReader{r: stream, limit: opts.MaxTotalBytes},
+		offset: offset,
+		window: window,
 	}
 	tr.tr = tar.NewReader(tr.dec)
 	r.next = tr.next
@@ -283,6 +298,9 @@ type tarWalker struct {
 	err    error // the fatal error, once there is one
 	seen   seenPaths
 	window uint64 // the window the first zstd frame asks for, 0 if unknown
+	// offset, when set, says where in the archive file the damage is (the
+	// parallel zstd reader reads ahead of the tar stream by frames).
+	offset func() int64
 }
 
 // damage turns an error from the tar stream into the fatal error, once: the
@@ -300,15 +318,25 @@ func (w *tarWalker) damage(err error, between bool) error {
 	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) {
 		asks := "more than that"
-		if w.window > 0 {
-			asks = sizeText(int64(w.window))
+		window := w.window
+		if we, ok := errors.AsType[*windowError](err); ok {
+			window = we.window
+		}
+		if window > 0 {
+			asks = sizeText(int64(window))
 		}
 		err = fmt.Errorf("%w: the zstd stream asks for a window of %s, more than the %s of decoder memory allowed (`zstd --long=31` writes 2 GiB windows): "+
 			"raise --max-zstd-window to read it, if the file is a real archive (reading costs that much memory)",
 			err, asks, sizeText(int64(w.opts.MaxZstdWindow)))
 	}
+	var offset int64
+	if w.offset != nil {
+		offset = w.offset()
+	} else {
+		offset = w.raw.n
+	}
 	w.err = &DamageError{Archive: w.name, Entry: w.last, Between: between,
-		Offset: w.raw.n, Decompressed: w.dec.n, Err: err}
+		Offset: offset, Decompressed: w.dec.n, Err: err}
 	return w.err
 }
 

@@ -319,9 +319,13 @@ func TestEntryReadsAreIndependentOfConsumerBufferSize(t *testing.T) {
 }
 
 func TestReaderZstdWindowLimit(t *testing.T) {
-	// The writer's zstd window is larger than 1 MiB; a reader limited to
-	// 1 MiB refuses the archive, fatally, and says why.
-	name := writeBundle(t, t.TempDir(), WriterOptions{Format: FormatTarZstd}, testFiles())
+	// The writer's frames hold 4 MiB each, so a bundle larger than that asks
+	// for a window larger than 1 MiB; a reader limited to 1 MiB refuses the
+	// archive, fatally, and says why.
+	files := testFiles()
+	files = append(files, testFile{path: "logs/risingwave-meta-0/meta.log",
+		body: strings.Repeat("2026-11-29T20:43:00Z INFO meta: a line of its own\n", 5<<20/50)})
+	name := writeBundle(t, t.TempDir(), WriterOptions{Format: FormatTarZstd}, files)
 	r, err := Open(name, Options{MaxZstdWindow: 1 << 20})
 	if err != nil {
 		t.Fatal(err)

@@ -17,7 +17,6 @@ import (
 	"time"
 
 	"github.com/klauspost/compress/gzip"
-	"github.com/klauspost/compress/zstd"
 )
 
 // WriterOptions configure a Writer.
@@ -225,7 +224,8 @@ func (w *Writer) Close() (err error) {
 	var comp io.WriteCloser
 	switch w.opts.Format {
 	case FormatTarZstd:
-		comp, err = zstd.NewWriter(tmp, zstd.WithEncoderLevel(zstd.SpeedDefault))
+		// Independent frames, so that readers decode them on every core.
+		comp, err = newFrameWriter(tmp)
 	case FormatTarGzip:
 		comp = gzip.NewWriter(tmp)
 	case FormatTar:
