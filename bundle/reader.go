@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/klauspost/compress/gzip"
@@ -175,26 +176,32 @@ type closerFunc func() error
 func (f closerFunc) Close() error { return f() }
 
 // countingReader counts the bytes read through it and, when limit > 0, fails
-// once more than limit bytes have gone through.
+// once more than limit bytes have gone through. The count may be read
+// (count) while another goroutine reads through it: the zstd decoder's
+// goroutines read the archive while a damage report asks how far they got.
 type countingReader struct {
 	r     io.Reader
-	n     int64
+	n     atomic.Int64
 	limit int64
 	hit   bool
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
-	if c.limit > 0 && int64(len(p)) > c.limit-c.n+1 {
-		p = p[:c.limit-c.n+1]
+	done := c.n.Load()
+	if c.limit > 0 && int64(len(p)) > c.limit-done+1 {
+		p = p[:c.limit-done+1]
 	}
 	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if c.limit > 0 && c.n > c.limit {
+	done = c.n.Add(int64(n))
+	if c.limit > 0 && done > c.limit {
 		c.hit = true
 		return n, errTotalLimit
 	}
 	return n, err
 }
+
+// count is how many bytes have been read through c.
+func (c *countingReader) count() int64 { return c.n.Load() }
 
 var errTotalLimit = errors.New("total size limit reached")
 
@@ -264,7 +271,7 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 	case FormatTarGzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			return nil, &DamageError{Archive: name, Offset: raw.n, Err: fmt.Errorf("gzip: %w", err)}
+			return nil, &DamageError{Archive: name, Offset: raw.count(), Err: fmt.Errorf("gzip: %w", err)}
 		}
 		ra := newReadAhead(zr)
 		stream = ra
@@ -333,10 +340,10 @@ func (w *tarWalker) damage(err error, between bool) error {
 	if w.offset != nil {
 		offset = w.offset()
 	} else {
-		offset = w.raw.n
+		offset = w.raw.count()
 	}
 	w.err = &DamageError{Archive: w.name, Entry: w.last, Between: between,
-		Offset: offset, Decompressed: w.dec.n, Err: err}
+		Offset: offset, Decompressed: w.dec.count(), Err: err}
 	return w.err
 }
 

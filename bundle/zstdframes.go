@@ -348,7 +348,7 @@ func (p *parallelZstd) split(br io.Reader) {
 	defer close(p.work)
 	in := &countingReader{r: br} // where each frame starts
 	for {
-		j := &frameJob{offset: in.n, ready: make(chan struct{})}
+		j := &frameJob{offset: in.count(), ready: make(chan struct{})}
 		comp, f, stream, err := readFrame(in, p.buffer(), p.opts.MaxZstdWindow)
 		j.comp = comp
 		switch {
@@ -469,7 +469,7 @@ func (p *parallelZstd) offset() int64 {
 	case p.salvage != nil:
 		return p.failAt
 	case p.stream != nil:
-		return p.raw.n
+		return p.raw.count()
 	case p.err != nil:
 		return p.failAt
 	case p.cur != nil:

@@ -36,7 +36,7 @@ func frameStarts(t testing.TB, b []byte) (starts []int64) {
 	t.Helper()
 	in := &countingReader{r: bytes.NewReader(b)}
 	for {
-		at := in.n
+		at := in.count()
 		_, f, stream, err := readFrame(in, nil, ^uint64(0))
 		if err == io.EOF {
 			return starts
