@@ -47,6 +47,7 @@ func EvaluateWith(ctx context.Context, ev *Gathered, rules []*Rule, budget Budge
 		rep.Rules = append(rep.Rules, res)
 	}
 	linkFindings(rep.Findings, rules)
+	linkKnownIssues(rep.Findings, rules)
 	rep.Sort()
 	return rep
 }
@@ -76,6 +77,9 @@ func evaluateRuleSafely(ctx context.Context, ev *Gathered, r *Rule, limits Budge
 		}
 	}()
 	findings, res = evaluateRule(ctx, ev, r, b)
+	if r.Known != nil {
+		findings, res = r.finishKnown(ev.Info.RisingWaveVersion, findings, res)
+	}
 	if observeBudget != nil {
 		observeBudget(r.ID, b)
 	}

@@ -117,6 +117,10 @@ type Finding struct {
 	// Links name the other findings of the report that this one was caused
 	// by or explains.
 	Links []Link `json:"links,omitempty"`
+	// Kind is "known-issue" for a finding of a known upstream bug (then
+	// KnownIssue says which); absent for a pattern rule's finding.
+	Kind       string          `json:"kind,omitempty"`
+	KnownIssue *KnownIssueInfo `json:"known_issue,omitempty"`
 }
 
 // Link points from a finding to another finding of the same report.
@@ -150,7 +154,10 @@ const (
 type RuleResult struct {
 	ID     string     `json:"id"`
 	Status RuleStatus `json:"status"`
-	Reason string     `json:"reason,omitempty"`
+	// Kind is "known-issue" for a known-issue entry; absent for a
+	// pattern rule.
+	Kind   string `json:"kind,omitempty"`
+	Reason string `json:"reason,omitempty"`
 	// Examined lists, per signal, whether its input was read and what it
 	// covered; absent for rules that were skipped or failed.
 	Examined []Examined `json:"examined,omitempty"`

@@ -288,8 +288,11 @@ func (l *loader) parse(data []byte) ([]*Rule, error) {
 				Msg: "YAML aliases (*name) and merge keys (<<) are not supported in rule files: write the value out"}}
 		}
 	}
-	if kind := topLevelString(body, "kind"); kind == KindRuleTest {
+	switch topLevelString(body, "kind") {
+	case KindRuleTest:
 		return nil, nil
+	case KindKnownIssue:
+		return l.parseKnownIssue(body)
 	}
 	var spec ruleSetSpec
 	l.walk(body, reflect.TypeOf(spec), "")

@@ -181,6 +181,10 @@ type Rule struct {
 	remediation        *template.Template
 	remediationDefault string
 	versions           version.Constraints
+
+	// Known is set for a rule compiled from a known-issue file (pattern
+	// known-issue): the upstream bug, its range and its fix.
+	Known *KnownIssue
 }
 
 type namedProgram struct {
@@ -191,6 +195,9 @@ type namedProgram struct {
 // AppliesTo reports whether the rule applies to a RisingWave version. An
 // unknown or unparsable version applies to every rule.
 func (r *Rule) AppliesTo(v string) bool {
+	if r.Known != nil {
+		return r.Known.AppliesTo(v)
+	}
 	if r.versions == nil || v == "" {
 		return true
 	}

@@ -242,6 +242,9 @@ type CaseResult struct {
 	Got      []Expectation
 	Findings []Finding
 	Err      error
+	// Version is the RisingWave version the case's bundle runs, as the
+	// analysis detected it ("" when it says none).
+	Version string
 }
 
 // String describes a failed case the way promtool does: the case, what was
@@ -320,6 +323,7 @@ func runCase(ctx context.Context, c *TestCase, all []*Rule) CaseResult {
 		res.Got = append(res.Got, Expectation{Rule: f.Rule, Subject: f.Subject, Severity: f.Severity.String(), Status: string(f.Status), summary: f.Summary, remediation: f.Remediation})
 	}
 	res.Findings = rep.Findings
+	res.Version = rep.Bundle.RisingWaveVersion
 	res.Got = normalize(res.Got)
 	res.Pass = matches(res.Expected, res.Got)
 	// A rule that failed to evaluate produced no finding, which an
