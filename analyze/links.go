@@ -1,6 +1,9 @@
 package analyze
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // linkFindings links the firing findings of rules that name each other in
 // caused_by: the effect gets a "caused-by" link to each firing finding of a
@@ -54,4 +57,85 @@ func evidenceSpan(es []Evidence) (first, last time.Time) {
 		}
 	}
 	return first, last
+}
+
+// chainEntries are the timeline's chain entries: one per firing finding
+// that another firing finding likely caused, at the moment the effect
+// began (its condition first held, from hist, else its earliest evidence),
+// reading "offset replay (src) <- likely caused by meta restart (meta-0)
+// <- likely caused by meta store (meta-0)". Each step follows the first
+// caused-by link; a finding seen twice ends the chain.
+func chainEntries(fs []Finding, hist map[string]*MetricHistory) []TimelineEntry {
+	byFP := map[string]*Finding{}
+	for i := range fs {
+		if fs[i].Fingerprint != "" {
+			byFP[fs[i].Fingerprint] = &fs[i]
+		}
+	}
+	var out []TimelineEntry
+	for i := range fs {
+		f := &fs[i]
+		if f.Status != StatusFiring || !hasCause(f) {
+			continue
+		}
+		at, _ := evidenceSpan(f.Evidence)
+		if h := hist[f.Fingerprint]; h != nil && !h.FirstHeld.IsZero() {
+			at = h.FirstHeld
+		}
+		if at.IsZero() {
+			continue
+		}
+		e := TimelineEntry{Time: at, Source: SourceChain, Level: severityLevel(f.Severity), Rule: f.Rule, Fingerprint: f.Fingerprint}
+		if f.SubjectKind == "pod" && f.Subject != "cluster" {
+			e.Pod = f.Subject
+		}
+		var b strings.Builder
+		b.WriteString(f.Rule + " (" + f.Subject + ")")
+		seen := map[string]bool{f.Fingerprint: true}
+		for cur := f; cur != nil; {
+			var next *Finding
+			for _, l := range cur.Links {
+				if l.Relation != "caused-by" {
+					continue
+				}
+				b.WriteString(" <- likely caused by " + l.Rule + " (" + l.Subject + ")")
+				e.CausedBy = append(e.CausedBy, l.Fingerprint)
+				if c := byFP[l.Fingerprint]; c != nil && !seen[l.Fingerprint] {
+					seen[l.Fingerprint] = true
+					next = c
+				}
+				break
+			}
+			cur = next
+		}
+		e.Text = b.String()
+		if ev := firstTimedEvidence(f.Evidence); ev != nil {
+			e.Path, e.Line = ev.Path, ev.Line
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+func hasCause(f *Finding) bool {
+	for _, l := range f.Links {
+		if l.Relation == "caused-by" {
+			return true
+		}
+	}
+	return false
+}
+
+// firstTimedEvidence is the earliest evidence item that has a time.
+func firstTimedEvidence(es []Evidence) *Evidence {
+	var first *Evidence
+	for i := range es {
+		if es[i].Time.IsZero() {
+			continue
+		}
+		if first == nil || es[i].Time.Before(first.Time) {
+			first = &es[i]
+		}
+	}
+	return first
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/rwdiag/rwdiag/bundle"
 )
@@ -78,5 +80,50 @@ rules:
 				t.Errorf("backfill links %+v, want explains test-oom", l)
 			}
 		})
+	}
+}
+
+// A chain entry follows caused-by links to the root cause, names each step
+// and its fingerprint nearest first, starts at the effect's first-held
+// time, and ends when a finding repeats (a cycle of rules naming each
+// other); findings that explain nothing and are caused by nothing get none.
+func TestChainEntries(t *testing.T) {
+	at := func(m int) time.Time { return time.Date(2026, 11, 29, 20, m, 0, 0, time.UTC) }
+	link := func(rel, rule, subj, fp string) Link {
+		return Link{Relation: rel, Rule: rule, Subject: subj, Fingerprint: fp}
+	}
+	fs := []Finding{
+		{Rule: "replay", Subject: "src_orders", SubjectKind: "source", Fingerprint: "r", Status: StatusFiring, Severity: SeverityWarning,
+			Evidence: []Evidence{{Path: "logs/c/compute.log", Line: 9, Time: at(30)}, {Path: "logs/c/compute.log", Line: 4, Time: at(20)}},
+			Links:    []Link{link("caused-by", "restart", "meta-0", "m")}},
+		{Rule: "restart", Subject: "meta-0", SubjectKind: "pod", Fingerprint: "m", Status: StatusFiring, Severity: SeverityCritical,
+			Evidence: []Evidence{{Path: "logs/meta-0/meta.log", Line: 2, Time: at(10)}},
+			Links:    []Link{link("explains", "replay", "src_orders", "r"), link("caused-by", "store", "cluster", "s")}},
+		{Rule: "store", Subject: "cluster", Fingerprint: "s", Status: StatusFiring, Severity: SeverityCritical,
+			Evidence: []Evidence{{Path: "logs/meta-0/meta.log", Line: 1, Time: at(5)}},
+			Links:    []Link{link("explains", "restart", "meta-0", "m")}},
+		{Rule: "lonely", Subject: "x", Fingerprint: "l", Status: StatusFiring, Evidence: []Evidence{{Time: at(1)}}},
+	}
+	es := chainEntries(fs, map[string]*MetricHistory{"m": {FirstHeld: at(8)}})
+	if len(es) != 2 {
+		t.Fatalf("got %d chain entries, want 2 (replay, restart): %+v", len(es), es)
+	}
+	if e := es[0]; e.Text != "replay (src_orders) <- likely caused by restart (meta-0) <- likely caused by store (cluster)" ||
+		!e.Time.Equal(at(20)) || e.Path != "logs/c/compute.log" || e.Line != 4 || e.Pod != "" ||
+		strings.Join(e.CausedBy, ",") != "m,s" || e.Source != SourceChain || e.Level != "WARN" {
+		t.Errorf("replay's chain entry = %+v", e)
+	}
+	if e := es[1]; e.Text != "restart (meta-0) <- likely caused by store (cluster)" || !e.Time.Equal(at(8)) || e.Pod != "meta-0" || e.Level != "ERROR" {
+		t.Errorf("restart's chain entry (first held from its metric history) = %+v", e)
+	}
+
+	// Two rules naming each other: the chain stops at the repeat.
+	cyc := []Finding{
+		{Rule: "a", Subject: "s", Fingerprint: "a", Status: StatusFiring, Evidence: []Evidence{{Time: at(1)}}, Links: []Link{link("caused-by", "b", "s", "b")}},
+		{Rule: "b", Subject: "s", Fingerprint: "b", Status: StatusFiring, Evidence: []Evidence{{Time: at(2)}}, Links: []Link{link("caused-by", "a", "s", "a")}},
+	}
+	es = chainEntries(cyc, nil)
+	if len(es) != 2 || es[0].Text != "a (s) <- likely caused by b (s) <- likely caused by a (s)" {
+		t.Errorf("cyclic chain = %+v", es)
 	}
 }

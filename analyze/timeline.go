@@ -45,6 +45,10 @@ const (
 	SourceDDL TimelineSource = "ddl"
 	// SourceMetric: the first scrape at which a firing rule's condition held.
 	SourceMetric TimelineSource = "metric"
+	// SourceChain: a firing finding that another firing finding likely
+	// caused, with the whole chain of causes, at the moment the effect
+	// began (its condition first held, else its earliest evidence).
+	SourceChain TimelineSource = "chain"
 )
 
 // TimelineEntry is one moment on the timeline.
@@ -63,9 +67,12 @@ type TimelineEntry struct {
 	Path string `json:"path"`
 	Line int    `json:"line,omitempty"`
 	Text string `json:"text"`
-	// Rule and Fingerprint name the finding of a metric entry.
+	// Rule and Fingerprint name the finding of a metric or chain entry.
 	Rule        string `json:"rule,omitempty"`
 	Fingerprint string `json:"fingerprint,omitempty"`
+	// CausedBy are the fingerprints of a chain entry's causes, nearest
+	// first.
+	CausedBy []string `json:"caused_by,omitempty"`
 
 	previous bool      // a line of a previous instance's log
 	order    time.Time // where it sorts; Time, unless it must follow the log of the instance it ended
@@ -129,7 +136,7 @@ func Investigate(ctx context.Context, path string, rules []*Rule, opts bundle.Op
 	defer ev.Close()
 	rep := Evaluate(ctx, ev, rules)
 	hist := ev.MetricHistories(ctx, rules, rep)
-	return rep, &Forensics{Timeline: ev.BuildTimeline(hist), History: hist, MemoryLimits: ev.MemoryLimits()}, nil
+	return rep, &Forensics{Timeline: ev.BuildTimeline(hist, rep.Findings), History: hist, MemoryLimits: ev.MemoryLimits()}, nil
 }
 
 // MemoryLimits are the pods' container memory limits in bytes, by pod: the
@@ -194,9 +201,10 @@ func (ev *Gathered) MemoryLimits() map[string]float64 {
 // lines, Kubernetes events, container terminations and restarts, the
 // rw_event_logs rows, the creation of streaming jobs, and the moments the
 // firing findings' metric conditions first held (from hist, which may be
-// nil). ev must come from GatherWith with a Timeline; from Gather, the
-// timeline has no log lines and no SQL rows.
-func (ev *Gathered) BuildTimeline(hist map[string]*MetricHistory) *Timeline {
+// nil), and the chains of cause and effect between the findings (fs, which
+// may be nil). ev must come from GatherWith with a Timeline; from Gather,
+// the timeline has no log lines and no SQL rows.
+func (ev *Gathered) BuildTimeline(hist map[string]*MetricHistory, fs []Finding) *Timeline {
 	tl := &Timeline{Bundle: ev.Info.Path, Entries: []TimelineEntry{}, Notes: []string{}}
 	var opts TimelineOptions
 	tap := ev.tap
@@ -218,6 +226,7 @@ func (ev *Gathered) BuildTimeline(hist map[string]*MetricHistory) *Timeline {
 			tl.Entries = append(tl.Entries, e)
 		}
 	}
+	tl.Entries = append(tl.Entries, chainEntries(fs, hist)...)
 	kept := tl.Entries[:0]
 	for _, e := range tl.Entries {
 		if e.Time.IsZero() || !opts.inWindow(e.Time) {

@@ -246,7 +246,7 @@ func TestGatherWithTimelineKeepsStoresWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer with.Close()
-	if plain.tap != nil || len(plain.BuildTimeline(nil).Notes) != 1 {
+	if plain.tap != nil || len(plain.BuildTimeline(nil, nil).Notes) != 1 {
 		t.Error("Gather kept timeline data")
 	}
 	a, b := plain.SQL.Tables(), with.SQL.Tables()

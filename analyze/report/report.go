@@ -675,7 +675,7 @@ func writeFindingMarkdown(p *reportPrinter, f analyze.Finding, x *analyze.Forens
 		if l.Relation == "explains" {
 			verb = "Likely explains"
 		}
-		p.printf("\n**%s** %s (%s).\n", verb, mdCode(l.Rule), mdCode(l.Subject))
+		p.printf("\n**%s** %s (%s, fingerprint %s).\n", verb, mdCode(l.Rule), mdCode(l.Subject), mdCode(l.Fingerprint))
 	}
 	if len(f.Evidence) > 0 {
 		p.printf("\n**Evidence**\n\n| Source | Time | Excerpt |\n|---|---|---|\n")

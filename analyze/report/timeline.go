@@ -115,7 +115,13 @@ func writeTimelineText(w io.Writer, tl *analyze.Timeline, o Options) error {
 			default:
 				p.printf("%s\n", g.row(ws, g.rows[i], i, o.Colour))
 			}
-			if text != "" {
+			switch {
+			case text == "":
+			case e.Source == analyze.SourceChain:
+				// A chain of causes wraps: its end, the root cause, is
+				// the point.
+				p.lines("    ", text)
+			default:
 				p.printf("    %s\n", ShortenLogText(text, p.width-4))
 			}
 			from := "(" + sanitizeText(e.Location(), false) + ")"
