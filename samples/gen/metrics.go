@@ -112,6 +112,17 @@ func (c *scrapeCtx) add(name, help, typ string, emit func(w *promWriter)) {
 	c.fams = append(c.fams, fam{name: name, help: help, typ: typ, emit: emit})
 }
 
+// set adds a family, replacing one of the same name added before.
+func (c *scrapeCtx) set(name, help, typ string, emit func(w *promWriter)) {
+	for i := range c.fams {
+		if c.fams[i].name == name {
+			c.fams[i] = fam{name: name, help: help, typ: typ, emit: emit}
+			return
+		}
+	}
+	c.add(name, help, typ, emit)
+}
+
 // gauge adds a family with one unlabelled sample.
 func (c *scrapeCtx) gauge(name, help string, v float64) {
 	c.add(name, help, "gauge", func(w *promWriter) { w.sample(name, nil, v) })
@@ -178,6 +189,9 @@ func (s *Sim) writeMetrics(b *bundleWriter) {
 			c.frontend()
 		case "compactor":
 			c.compactor()
+		}
+		for _, f := range s.extraMetrics {
+			f(c)
 		}
 		sort.SliceStable(c.fams, func(i, j int) bool { return c.fams[i].name < c.fams[j].name })
 		return func(f *file) {

@@ -299,6 +299,14 @@ type Sim struct {
 	Done        time.Time     // logs, kube objects and SQL captured
 	LogSince    time.Duration // how far back the logs reach
 
+	// extraMetrics add a scenario's own families to every scrape, after
+	// the built-in ones (c.set replaces a built-in family of the same
+	// name); extraSQL writes more rw_catalog dumps after the built-in
+	// ones, at is the running capture time writeSQL uses. Nil for the
+	// samples that need nothing more.
+	extraMetrics []func(c *scrapeCtx)
+	extraSQL     []func(b *bundleWriter, at *time.Time)
+
 	Params   map[string]string // SHOW PARAMETERS values that differ from the defaults
 	events   []kevent
 	lines    map[string][]logLine // by "pod/container" or "pod/container.previous"

@@ -461,6 +461,9 @@ func (s *Sim) writeSQL(b *bundleWriter) {
 		b.writeString(bundle.ExplainPath(j.Name), "psql -At -c 'EXPLAIN "+strings.ReplaceAll(j.Definition, "'", `'\''`)+"'",
 			at, at.Add(25*time.Millisecond), strings.Join(j.Plan, "\n")+"\n")
 	}
+	for _, f := range s.extraSQL {
+		f(b, &at)
+	}
 }
 
 // sourceColumns lists a source's columns as rw_sources prints them.
