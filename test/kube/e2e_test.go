@@ -144,8 +144,40 @@ func TestCollectThenAnalyzeRealAPIServer(t *testing.T) {
 	t.Logf("fixture created in %v (objects %v, PostgreSQL %v); collect took %v; %s",
 		c.Timings.Total.Round(time.Millisecond), c.Timings.Objects.Round(time.Millisecond),
 		c.Timings.Postgres.Round(time.Millisecond), run.Duration.Round(time.Millisecond), requestCounts(c))
+	for _, r := range c.Repairs {
+		t.Logf("fixture repair: %s", r)
+	}
+	for _, e := range run.Manifest.Errors {
+		t.Logf("collect recorded: step %s, target %s: %s", e.Step, e.Target, e.Error)
+	}
+	if reqs := c.Kubelet().Requests(); len(reqs) > 0 {
+		t.Logf("the API server asked the kubelet: /containerLogs/%s/%s/%s?%s (client certificate CN %q)",
+			reqs[0].Namespace, reqs[0].Pod, reqs[0].Container, reqs[0].Query, reqs[0].ClientCN)
+	}
 	if problems := CheckReadOnly(h.Audit(t), col.User, nil); len(problems) > 0 {
 		t.Errorf("audit log:\n%s", strings.Join(problems, "\n"))
+	}
+	// No planted secret in any byte of the bundle, archive or extracted.
+	archive, err := os.ReadFile(run.Bundle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]byte{}
+	filepath.WalkDir(run.Dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			files[path], _ = os.ReadFile(path)
+		}
+		return nil
+	})
+	for _, secret := range c.PlantedSecrets() {
+		for path, b := range files {
+			if bytes.Contains(b, []byte(secret)) {
+				t.Errorf("planted secret %q in %s", secret, path)
+			}
+		}
+		if bytes.Contains(archive, []byte(secret)) {
+			t.Errorf("planted secret %q in the archive's bytes", secret)
+		}
 	}
 
 	// The bundle holds what the stand-ins served.

@@ -69,6 +69,9 @@ type Cluster struct {
 
 	// Timings of Start.
 	Timings Timings
+	// Repairs are what Start changed in the sample's objects for the API
+	// server to take them (what its validation refused).
+	Repairs []string
 }
 
 // Timings say how long Start took, by part.

@@ -203,6 +203,7 @@ func (c *Cluster) createObjects(ctx context.Context) error {
 	}{{"statefulsets", gvrStatefulSet}, {"deployments", gvrDeployments}} {
 		for _, o := range s.lists[w.file] {
 			obj := c.owned(forCreate(o, c.ns))
+			c.repairTemplate(w.file, obj)
 			st, _ := o["status"].(object)
 			if st != nil {
 				st = deepCopy(st)
@@ -600,4 +601,51 @@ func (c *Cluster) serve() error {
 		}
 	}
 	return nil
+}
+
+// repairTemplate adds to a workload's pod template the volumes its
+// containers mount and it lacks (the sample generator leaves them out;
+// the API server refuses such a template): the pods' definition of the
+// volume when a sample pod has one, else an emptyDir. Each repair is noted
+// in Repairs.
+func (c *Cluster) repairTemplate(file string, obj object) {
+	spec, _, _ := unstructured.NestedMap(obj, "spec", "template", "spec")
+	if spec == nil {
+		return
+	}
+	have := map[string]bool{}
+	vols, _ := spec["volumes"].([]any)
+	for _, v := range vols {
+		have[fmt.Sprint(v.(object)["name"])] = true
+	}
+	podVolume := func(name string) object {
+		for _, p := range c.sample.lists["pods"] {
+			ps, _ := p["spec"].(object)
+			pv, _ := ps["volumes"].([]any)
+			for _, v := range pv {
+				if m, _ := v.(object); m["name"] == name {
+					return deepCopy(m)
+				}
+			}
+		}
+		return object{"name": name, "emptyDir": object{}}
+	}
+	for _, key := range []string{"initContainers", "containers"} {
+		cs, _ := spec[key].([]any)
+		for _, ct := range cs {
+			mounts, _ := ct.(object)["volumeMounts"].([]any)
+			for _, m := range mounts {
+				n := fmt.Sprint(m.(object)["name"])
+				if have[n] {
+					continue
+				}
+				have[n] = true
+				v := podVolume(n)
+				vols = append(vols, v)
+				c.Repairs = append(c.Repairs, fmt.Sprintf("%s %s: the pod template mounts volume %q and does not define it; added %v", file, name(obj), n, v))
+			}
+		}
+	}
+	spec["volumes"] = vols
+	_ = unstructured.SetNestedMap(obj, spec, "spec", "template", "spec")
 }
