@@ -12,9 +12,11 @@ import (
 // linked on co-occurrence alone.
 func linkFindings(fs []Finding, rules []*Rule) {
 	causes := map[string][]string{}
+	byPod := map[string]bool{}
 	for _, r := range rules {
 		if len(r.CausedBy) > 0 {
 			causes[r.ID] = r.CausedBy
+			byPod[r.ID] = r.CausedByMatch == "pod"
 		}
 	}
 	if len(causes) == 0 {
@@ -30,6 +32,9 @@ func linkFindings(fs []Finding, rules []*Rule) {
 				cause := &fs[j]
 				if i == j || cause.Rule != causeRule || cause.Status != StatusFiring {
 					continue
+				}
+				if byPod[effect.Rule] && effect.SubjectKind == "pod" && effect.Subject != "cluster" && !namesPod(cause, effect.Subject) {
+					continue // the cause is about other pods
 				}
 				first, _ := evidenceSpan(cause.Evidence)
 				_, last := evidenceSpan(effect.Evidence)
@@ -138,4 +143,43 @@ func firstTimedEvidence(es []Evidence) *Evidence {
 		}
 	}
 	return first
+}
+
+// namesPod reports whether a finding is about pod: its subject, or a path,
+// text or series of its evidence, names it as a whole word ("rw-compute-1"
+// is not named by "rw-compute-10").
+func namesPod(f *Finding, pod string) bool {
+	if containsName(f.Subject, pod) {
+		return true
+	}
+	for _, e := range f.Evidence {
+		if containsName(e.Path, pod) || containsName(e.Text, pod) || containsName(e.Series, pod) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsName reports whether s holds name with no letter, digit, '-' or
+// '_' either side of it (a '.' may follow: "rw-compute-1.rw-headless" is
+// that pod's host name).
+func containsName(s, name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], name)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(name)
+		if (start == 0 || !nameByte(s[start-1])) && (end == len(s) || !nameByte(s[end])) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
 }

@@ -2,10 +2,12 @@ package analyze
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/rwdiag/rwdiag/bundle"
@@ -125,5 +127,115 @@ func TestChainEntries(t *testing.T) {
 	es = chainEntries(cyc, nil)
 	if len(es) != 2 || es[0].Text != "a (s) <- likely caused by b (s) <- likely caused by a (s)" {
 		t.Errorf("cyclic chain = %+v", es)
+	}
+}
+
+// With caused_by_match: pod, a finding about a pod links only to causes
+// that name that pod (subject or evidence, as a whole name); a finding
+// about the cluster links to any; and a rule test can assert links.
+func TestLinkByPod(t *testing.T) {
+	rules, err := ParseRules("links.yaml", []byte(`apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: test-hot-key
+    pattern: hot-join-key
+    severity: warning
+    title: hot key
+    subject: {kind: pod, field: pod}
+    signals:
+      hot: {log: {regex: 'large rows matched'}}
+    condition: len(hot) > 0
+    summary: s
+    remediation: r
+  - id: test-stall
+    pattern: barrier-stall
+    severity: critical
+    title: stall
+    caused_by: [test-hot-key]
+    caused_by_match: pod
+    subject: {kind: pod, field: pod}
+    signals:
+      stuck: {log: {regex: 'stuck'}}
+    condition: len(stuck) > 0
+    summary: s
+    remediation: r
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	write := func(t *testing.T, dir, pod, text string) {
+		p := filepath.Join(dir, "logs", pod, "compute.log")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const hot = "2026-11-30T10:00:00Z  WARN x: large rows matched for join key\n"
+	const stuck = "2026-11-30T10:05:00Z ERROR x: stuck\n"
+	for _, tc := range []struct {
+		name    string
+		files   map[string]string
+		linked  bool
+		explain string // expectation of a rule test
+	}{
+		{"same pod", map[string]string{"rw-compute-1": hot + stuck}, true, "[test-hot-key]"},
+		{"other pod", map[string]string{"rw-compute-0": hot, "rw-compute-1": stuck}, false, "[]"},
+		{"prefix is not the pod", map[string]string{"rw-compute-10": hot, "rw-compute-1": stuck}, false, "[]"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for pod, text := range tc.files {
+				write(t, dir, pod, text)
+			}
+			rep, err := Analyze(context.Background(), dir, rules, bundle.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var links []Link
+			for _, f := range rep.Findings {
+				if f.Rule == "test-stall" {
+					links = f.Links
+				}
+			}
+			if got := len(links) == 1 && links[0].Rule == "test-hot-key"; got != tc.linked || len(links) > 1 {
+				t.Errorf("stall links %+v, want linked=%v", links, tc.linked)
+			}
+			// The same through a rule test's caused_by expectation: it
+			// passes with the links there are and fails with the others.
+			hotPod := "rw-compute-1"
+			for pod, text := range tc.files {
+				if strings.Contains(text, "large rows") {
+					hotPod = pod
+				}
+			}
+			for _, want := range []string{tc.explain, map[bool]string{true: "[]", false: "[test-hot-key]"}[tc.linked]} {
+				var files strings.Builder
+				for pod, text := range tc.files {
+					fmt.Fprintf(&files, "      logs/%s/compute.log: %q\n", pod, text)
+				}
+				src := fmt.Sprintf(`apiVersion: rwdiag/v1
+kind: RuleTest
+tests:
+  - name: c
+    files:
+%s    expect:
+      - {rule: test-stall, subject: rw-compute-1, caused_by: %s}
+      - {rule: test-hot-key, subject: %s}
+`, files.String(), want, hotPod)
+				cases, err := LoadTestFS(fstest.MapFS{"t_test.yaml": {Data: []byte(src)}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res := RunTests(context.Background(), cases, rules, nil)
+				if len(res) != 1 || res[0].Err != nil {
+					t.Fatalf("rule test: %+v", res)
+				}
+				if pass := want == tc.explain; res[0].Pass != pass {
+					t.Errorf("rule test expecting caused_by %s: pass=%v, want %v (got %v)", want, res[0].Pass, pass, res[0].Got)
+				}
+			}
+		})
 	}
 }

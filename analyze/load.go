@@ -594,6 +594,15 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		}
 	}
 	r.CausedBy = rs.CausedBy
+	switch rs.CausedByMatch {
+	case "", "pod":
+		if rs.CausedByMatch != "" && len(rs.CausedBy) == 0 {
+			l.add(prefix, "caused_by_match", "has no effect without caused_by")
+		}
+		r.CausedByMatch = rs.CausedByMatch
+	default:
+		l.add(prefix, "caused_by_match", "%q: want pod, or leave it out", rs.CausedByMatch)
+	}
 	if !idRE.MatchString(rs.Pattern) {
 		l.add(prefix, "pattern", "%q is not a kebab-case pattern name", rs.Pattern)
 	}

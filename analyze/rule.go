@@ -26,24 +26,25 @@ type ruleSetSpec struct {
 }
 
 type ruleSpec struct {
-	ID          string                `yaml:"id"`
-	Pattern     string                `yaml:"pattern"`
-	Severity    string                `yaml:"severity"`
-	Title       string                `yaml:"title"`
-	Description string                `yaml:"description"`
-	Versions    string                `yaml:"versions"`
-	Subject     subjectSpec           `yaml:"subject"`
-	Signals     map[string]signalSpec `yaml:"signals"`
-	Requires    string                `yaml:"requires"`
-	Undecided   *undecidedSpec        `yaml:"undecided"`
-	Let         []map[string]string   `yaml:"let"`
-	Condition   string                `yaml:"condition"`
-	Values      map[string]string     `yaml:"values"`
-	Summary     string                `yaml:"summary"`
-	Remediation string                `yaml:"remediation"`
-	Evidence    []string              `yaml:"evidence"`
-	CausedBy    []string              `yaml:"caused_by"`
-	References  []string              `yaml:"references"`
+	ID            string                `yaml:"id"`
+	Pattern       string                `yaml:"pattern"`
+	Severity      string                `yaml:"severity"`
+	Title         string                `yaml:"title"`
+	Description   string                `yaml:"description"`
+	Versions      string                `yaml:"versions"`
+	Subject       subjectSpec           `yaml:"subject"`
+	Signals       map[string]signalSpec `yaml:"signals"`
+	Requires      string                `yaml:"requires"`
+	Undecided     *undecidedSpec        `yaml:"undecided"`
+	Let           []map[string]string   `yaml:"let"`
+	Condition     string                `yaml:"condition"`
+	Values        map[string]string     `yaml:"values"`
+	Summary       string                `yaml:"summary"`
+	Remediation   string                `yaml:"remediation"`
+	Evidence      []string              `yaml:"evidence"`
+	CausedBy      []string              `yaml:"caused_by"`
+	CausedByMatch string                `yaml:"caused_by_match"`
+	References    []string              `yaml:"references"`
 }
 
 // undecidedSpec makes a rule inconclusive when its inputs were read but
@@ -156,6 +157,10 @@ type Rule struct {
 	// CausedBy are the rules whose findings can cause this rule's: when
 	// both fire, the findings are linked (see linkFindings).
 	CausedBy []string
+	// CausedByMatch narrows the links: "pod" links a finding about a pod
+	// only to causes whose subject or evidence names that pod (a finding
+	// about the cluster links to every cause); "" links on time alone.
+	CausedByMatch string
 
 	Signals  []*Signal
 	evidence []string

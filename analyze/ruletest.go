@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,6 +60,11 @@ type Expectation struct {
 	Summary     string `yaml:"summary"`
 	NotSummary  string `yaml:"not_summary"`
 	Remediation string `yaml:"remediation"`
+	// CausedBy, when given (even empty), are exactly the rules of the
+	// findings this one is linked to as "caused-by"; Explains likewise for
+	// "explains" links.
+	CausedBy []string `yaml:"caused_by"`
+	Explains []string `yaml:"explains"`
 
 	summary       string // the finding's, for a got expectation
 	remediation   string // the finding's, for a got expectation
@@ -83,6 +89,12 @@ func (e Expectation) String() string {
 	}
 	if e.Remediation != "" {
 		s += fmt.Sprintf(" remediation ~ %q", e.Remediation)
+	}
+	if e.CausedBy != nil {
+		s += " caused_by [" + strings.Join(e.CausedBy, ", ") + "]"
+	}
+	if e.Explains != nil {
+		s += " explains [" + strings.Join(e.Explains, ", ") + "]"
 	}
 	return s
 }
@@ -320,7 +332,16 @@ func runCase(ctx context.Context, c *TestCase, all []*Rule) CaseResult {
 		return res
 	}
 	for _, f := range rep.Findings {
-		res.Got = append(res.Got, Expectation{Rule: f.Rule, Subject: f.Subject, Severity: f.Severity.String(), Status: string(f.Status), summary: f.Summary, remediation: f.Remediation})
+		got := Expectation{Rule: f.Rule, Subject: f.Subject, Severity: f.Severity.String(), Status: string(f.Status), summary: f.Summary, remediation: f.Remediation}
+		for _, l := range f.Links {
+			switch l.Relation {
+			case "caused-by":
+				got.CausedBy = append(got.CausedBy, l.Rule)
+			case "explains":
+				got.Explains = append(got.Explains, l.Rule)
+			}
+		}
+		res.Got = append(res.Got, got)
 	}
 	res.Findings = rep.Findings
 	res.Version = rep.Bundle.RisingWaveVersion
@@ -373,6 +394,9 @@ func matches(want, got []Expectation) bool {
 				continue
 			}
 			if w.remediationRE != nil && !w.remediationRE.MatchString(g.remediation) {
+				continue
+			}
+			if w.CausedBy != nil && !sameRules(w.CausedBy, g.CausedBy) || w.Explains != nil && !sameRules(w.Explains, g.Explains) {
 				continue
 			}
 			used[i], found = true, true
@@ -432,4 +456,14 @@ func (c *TestCase) copyBundle(dir string) error {
 	defer r.Close()
 	_, _, err = bundle.Extract(r, dir)
 	return err
+}
+
+// sameRules reports whether a and b name the same set of rules.
+func sameRules(a, b []string) bool {
+	set := func(xs []string) string {
+		xs = slices.Clone(xs)
+		slices.Sort(xs)
+		return strings.Join(slices.Compact(xs), "\x00")
+	}
+	return set(a) == set(b)
 }
