@@ -64,7 +64,10 @@ func TestPodDeletedBetweenListAndLogs(t *testing.T) {
 		t.Errorf("no logs error recorded for %s; errors: %+v", victim, run.Manifest.Errors)
 	} else {
 		t.Logf("the collector recorded for the deleted pod's log: %s", logErr)
-		if !strings.Contains(logErr, "not found") && !strings.Contains(logErr, "does not exist") {
+		// The API server turns the kubelet's 404 ("pod ... does not exist")
+		// into its own generic NotFound, so the collector's explanation is
+		// what tells the reader the pod went away.
+		if !strings.Contains(logErr, "deleted after it was listed") {
 			t.Errorf("the error does not say the pod is gone: %s", logErr)
 		}
 	}
@@ -97,7 +100,10 @@ func TestPodDeletedBetweenListAndLogs(t *testing.T) {
 			victimReqs = append(victimReqs, r.Container+" "+strconv.Itoa(r.Status))
 		}
 	}
-	t.Logf("kubelet requests for the deleted pod: %v (none: the API server refused it itself)", victimReqs)
+	// Either the request reached the kubelet after the deletion (404 "pod
+	// ... does not exist" there), or the API server refused it itself
+	// (no request here).
+	t.Logf("kubelet requests for the deleted pod (container, status): %v", victimReqs)
 }
 
 // TestTwoHundredPods collects a namespace of 200 RisingWave pods with a log
@@ -199,7 +205,8 @@ func TestHelmInstallWithoutCRD(t *testing.T) {
 	c := fixtureCluster(t, h, cluster.Options{Namespace: ns, WithoutCRD: true,
 		Sample: filepath.Join(root, "samples", "compound-incident")})
 	col := h.Collector(t, ns, nil)
-	run := col.Collect(t, append([]string{"--sql-dsn", c.SQLDSN()}, QuickMetrics...)...)
+	// The sample has no diagnose report for the meta dashboard to serve.
+	run := col.Collect(t, append([]string{"--sql-dsn", c.SQLDSN(), "--skip", "diagnose"}, QuickMetrics...)...)
 	if run.ExitCode != 0 {
 		t.Fatalf("collect: exit %d\n%s", run.ExitCode, run.Stderr)
 	}

@@ -76,7 +76,8 @@ type Cluster struct {
 
 // Timings say how long Start took, by part.
 type Timings struct {
-	Objects  time.Duration // every API object, statuses included
+	CRD      time.Duration // installing (or removing) the CRD until the server serves it (or not)
+	Objects  time.Duration // every API object, statuses included, the CRD too
 	Postgres time.Duration // initdb, start and load
 	Total    time.Duration
 }
@@ -205,9 +206,9 @@ func Start(ctx context.Context, admin *rest.Config, o Options) (c *Cluster, err 
 		return nil, err
 	}
 	c.Timings.Total = time.Since(t0)
-	logf("cluster %s from %s: %d pods (+%d filler), objects %v, postgres %v, total %v", c.ns, filepath.Base(o.Sample),
-		len(s.lists["pods"]), o.FillerPods, c.Timings.Objects.Round(time.Millisecond), c.Timings.Postgres.Round(time.Millisecond),
-		c.Timings.Total.Round(time.Millisecond))
+	logf("cluster %s from %s: %d pods (+%d filler), objects %v (CRD %v), postgres %v, total %v", c.ns, filepath.Base(o.Sample),
+		len(s.lists["pods"]), o.FillerPods, c.Timings.Objects.Round(time.Millisecond), c.Timings.CRD.Round(time.Millisecond),
+		c.Timings.Postgres.Round(time.Millisecond), c.Timings.Total.Round(time.Millisecond))
 	return c, nil
 }
 

@@ -146,9 +146,11 @@ func (c *Cluster) nodeName(sampleNode string) string {
 // createObjects creates the cluster's API objects.
 func (c *Cluster) createObjects(ctx context.Context) error {
 	s := c.sample
+	t := time.Now()
 	if err := c.ensureCRD(ctx, !c.opts.WithoutCRD); err != nil {
 		return err
 	}
+	c.Timings.CRD = time.Since(t)
 	nsObj := object{"apiVersion": "v1", "kind": "Namespace", "metadata": object{"name": c.ns}}
 	// The namespace may exist (a harness made it, with its ServiceAccount);
 	// objects in it of the same names may not.
