@@ -349,16 +349,16 @@ func (k *KnownIssue) Remediation(v string) string {
 		if len(k.PRs) > 0 {
 			var prs []string
 			for _, p := range k.PRs {
-				prs = append(prs, fmt.Sprintf("#%d", p))
+				prs = append(prs, fmt.Sprintf("risingwavelabs/risingwave#%d", p))
 			}
-			s += " (the fix: risingwavelabs/risingwave " + joinAnd(prs) + ")"
+			s += " (the fix: " + joinAnd(prs) + ")"
 		}
 		parts = append(parts, s+".")
 		if w := strings.TrimSpace(k.Workaround); w != "" {
-			parts = append(parts, "Until then: "+w)
+			parts = append(parts, "Workaround until then:", w)
 		}
 	} else if w := strings.TrimSpace(k.Workaround); w != "" {
-		parts = append(parts, "No fix yet. Workaround: "+w)
+		parts = append(parts, "No fix yet. Workaround:", w)
 	} else {
 		parts = append(parts, "No fix yet: follow "+k.Ref()+".")
 	}
@@ -435,6 +435,19 @@ func (l *loader) parseKnownIssue(body ast.Node) ([]*Rule, error) {
 		Condition: spec.Condition, Values: spec.Values, Subject: spec.Subject, Summary: summary,
 		Remediation: "Upgrade RisingWave, or apply the workaround.", Evidence: spec.Evidence, References: spec.Links}
 	r := l.compileRule("", rs)
+	// compileRule names a signal's fields ".signals.NAME...." under the
+	// empty prefix: place them as the walk recorded them.
+	for _, p := range l.probs {
+		if path, ok := strings.CutPrefix(p.yamlPath, "."); ok {
+			p.yamlPath, p.Field = path, path
+			for k := path; k != ""; k = parentPath(k) {
+				if ps, ok := l.pos[k]; ok {
+					p.Line, p.Column = ps.line, ps.col
+					break
+				}
+			}
+		}
+	}
 	if r == nil || k == nil || len(l.probs) > 0 || walkProblems > 0 {
 		return nil, l.probs
 	}
@@ -507,7 +520,7 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 		l.add("", "issue", "want a positive issue number")
 	}
 	if s.Issue == 0 && len(s.PR) == 0 {
-		l.add("", "issue", "required (or pr: [N] for a bug known only by its fix)")
+		l.addAt("id", "issue", "required (or pr: [N] for a bug known only by its fix)")
 	}
 	for i, p := range s.PR {
 		if p <= 0 {
@@ -525,8 +538,9 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 
 	// The affected range: go-version constraints, alternatives by "||".
 	if k.Affects == "" {
-		l.add("", "affects", "required: the affected versions, e.g. \">= 1.9.0, < 2.0.1\"")
+		l.addAt("id", "affects", "required: the affected versions, e.g. \">= 1.9.0, < 2.0.1\"")
 	}
+	rangeOK := k.Affects != "" // the checks against the range are only worth making on a good one
 	for _, alt := range splitAlternatives(k.Affects) {
 		if k.Affects == "" {
 			break
@@ -534,6 +548,7 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 		c, err := version.NewConstraint(alt)
 		if err != nil {
 			l.add("", "affects", "%q: %v", alt, err)
+			rangeOK = false
 			continue
 		}
 		if lo, hi, ok := rangeBounds(alt); ok && lo.ver != "" && hi.ver != "" {
@@ -541,6 +556,7 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 			hv, _ := version.NewVersion(hi.ver)
 			if lv != nil && hv != nil && (lv.GreaterThan(hv) || lv.Equal(hv) && !(lo.inclusive && hi.inclusive)) {
 				l.add("", "affects", "%q: no version is in this range", alt)
+				rangeOK = false
 			}
 		}
 		k.affects = append(k.affects, c)
@@ -549,23 +565,23 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 	switch s.Status {
 	case KnownFixed:
 		if len(s.FixedIn) == 0 {
-			l.add("", "fixed_in", "required with status fixed: the first release with the fix on each release line")
+			l.addAt("status", "fixed_in", "required with status fixed: the first release with the fix on each release line")
 		}
 		if k.Confirmed == "" {
-			l.add("", "confirmed", "required with status fixed: how fixed_in was checked (git log <tag> --format=%%s | grep '(#PR)')")
+			l.addAt("status", "confirmed", "required with status fixed: how fixed_in was checked (git log <tag> --format=%%s | grep '(#PR)')")
 		}
 	case KnownOpen, KnownWorkaround:
 		if len(s.FixedIn) > 0 {
 			l.add("", "fixed_in", "given with status %s: a bug with a released fix has status fixed", s.Status)
 		}
 		if k.Workaround == "" && s.Status == KnownWorkaround {
-			l.add("", "workaround", "required with status workaround")
+			l.addAt("status", "workaround", "required with status workaround")
 		}
 		if k.Workaround == "" && s.Status == KnownOpen {
-			l.add("", "workaround", "required with status open: what to do until it is fixed (even \"none known: restart the meta node\")")
+			l.addAt("status", "workaround", "required with status open: what to do until it is fixed (even \"none known: restart the meta node\")")
 		}
 	default:
-		l.add("", "status", "%q: want fixed, open or workaround", s.Status)
+		l.addAt("id", "status", "%q: want fixed, open or workaround", s.Status)
 	}
 	for i, f := range s.FixedIn {
 		field := fmt.Sprintf("fixed_in[%d]", i)
@@ -578,7 +594,7 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 			l.add("", field, "%q: %v", f, err)
 			continue
 		}
-		if len(k.affects) > 0 && k.inRange(v) {
+		if rangeOK && k.inRange(v) {
 			l.add("", field, "%s is inside affects %q: a release with the fix cannot be affected", f, k.Affects)
 		}
 		k.fixed = append(k.fixed, v)
@@ -589,7 +605,7 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 	}
 
 	if len(s.SourceText) == 0 {
-		l.add("", "source_text", "required: a text of the signature (a log message, a metric name) and the release tag whose source holds it, for the staleness check")
+		l.addAt("id", "source_text", "required: a text of the signature (a log message, a metric name) and the release tag whose source holds it, for the staleness check")
 	}
 	for i, st := range s.SourceText {
 		field := fmt.Sprintf("source_text[%d]", i)
@@ -605,7 +621,7 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 		switch {
 		case !strings.HasPrefix(st.At, "v") || err != nil:
 			l.add("", field+".at", "%q: want a release tag, e.g. v2.0.0", st.At)
-		case len(k.affects) > 0 && !k.inRange(v):
+		case rangeOK && !k.inRange(v):
 			l.add("", field+".at", "%s is outside affects %q: give an affected release (the newest, ideally)", st.At, k.Affects)
 		}
 		if strings.HasPrefix(st.Path, "/") || strings.Contains(st.Path, "..") {
@@ -628,15 +644,29 @@ func (l *loader) compileKnown(s knownIssueSpec) *KnownIssue {
 	return k
 }
 
-// CheckExplains reports the known issues whose explains name no loaded
-// rule (a typo would silently never link).
-func CheckExplains(rules []*Rule) Problems {
+// addAt is add for a field that may be absent: the problem is placed at
+// the field, else at the field at (the status that requires it, say).
+func (l *loader) addAt(at, field, format string, args ...any) {
+	n := len(l.probs)
+	l.add("", field, format, args...)
+	if p := l.probs[n]; p.Line == 0 {
+		if ps, ok := l.pos[at]; ok {
+			p.Line, p.Column = ps.line, ps.col
+		}
+	}
+}
+
+// CheckExplains reports the known issues among entries whose explains name
+// no rule of rules or entries (a typo would silently never link).
+func CheckExplains(entries, rules []*Rule) Problems {
 	ids := map[string]bool{}
-	for _, r := range rules {
-		ids[r.ID] = true
+	for _, set := range [][]*Rule{rules, entries} {
+		for _, r := range set {
+			ids[r.ID] = true
+		}
 	}
 	var probs Problems
-	for _, r := range rules {
+	for _, r := range entries {
 		if r.Known == nil {
 			continue
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/rwdiag/rwdiag/bundle"
 	"github.com/rwdiag/rwdiag/internal/outfile"
 	"github.com/rwdiag/rwdiag/internal/termtext"
+	knownissues "github.com/rwdiag/rwdiag/known-issues"
 	"github.com/rwdiag/rwdiag/rules"
 )
 
@@ -22,7 +23,8 @@ func ruleFlags() []ucli.Flag {
 	return []ucli.Flag{
 		&ucli.StringSliceFlag{Name: "rules", Usage: "also load rule files from `PATH` (a file or directory; repeatable); a rule with a built-in's id replaces it"},
 		&ucli.StringSliceFlag{Name: "disable", Usage: "switch off the rule `ID` (repeatable)"},
-		&ucli.BoolFlag{Name: "no-builtin", Usage: "do not load the built-in rules"},
+		&ucli.StringSliceFlag{Name: "known-issues", Usage: "also load known-issue entries from `DIR` (a directory or file, kind KnownIssue; repeatable); an entry with a built-in's id replaces it"},
+		&ucli.BoolFlag{Name: "no-builtin", Usage: "do not load the built-in rules or known-issue base"},
 	}
 }
 
@@ -37,9 +39,14 @@ func loadRules(c *ucli.Context, extra ...string) ([]*analyze.Rule, error) {
 			probs = appendRuleProblems(probs, err)
 		}
 		base = rs
+		known, err := analyze.LoadFS(knownissues.FS, knownissues.Prefix)
+		if err != nil {
+			probs = appendRuleProblems(probs, err)
+		}
+		base = append(base, known...)
 	}
 	var added []*analyze.Rule
-	if paths := append(c.StringSlice("rules"), extra...); len(paths) > 0 {
+	if paths := append(append(c.StringSlice("rules"), c.StringSlice("known-issues")...), extra...); len(paths) > 0 {
 		rs, err := analyze.LoadPaths(paths)
 		if err != nil {
 			probs = appendRuleProblems(probs, err)
@@ -70,7 +77,9 @@ func analyzeCommand() *ucli.Command {
 		Usage:     "apply the rules to a bundle and report what went wrong, with evidence and remedies",
 		UsageText: "rwdiag analyze [options] BUNDLE",
 		Description: "Reads BUNDLE (a directory, or a tar, tar.zst or tar.gz archive) once, offline, and\n" +
-			"applies the built-in rules and any given with --rules. Each finding names its\n" +
+			"applies the built-in rules and any given with --rules, and the known-issue base\n" +
+			"(upstream RisingWave bugs by affected version; --known-issues DIR adds or replaces\n" +
+			"entries, for an air-gapped site's newer base). Each finding names its\n" +
 			"subject (a pod, sink, source or materialized view), the evidence (file and line,\n" +
 			"or metric series and value) and the remedy. A rule whose inputs the bundle lacks\n" +
 			"is reported as inconclusive, with what to collect.\n\n" +

@@ -12,6 +12,7 @@ import (
 	"github.com/rwdiag/rwdiag/analyze"
 	"github.com/rwdiag/rwdiag/analyze/report"
 	"github.com/rwdiag/rwdiag/internal/termtext"
+	knownissues "github.com/rwdiag/rwdiag/known-issues"
 	"github.com/rwdiag/rwdiag/rules"
 )
 
@@ -74,11 +75,12 @@ func rulesLintCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "lint",
 		Usage:     "check rule files and report every problem with its line and column",
-		UsageText: "rwdiag rules lint [--format text|json] [PATH...]   (no PATH: the built-in rules)",
+		UsageText: "rwdiag rules lint [--format text|json] [PATH...]   (no PATH: the built-in rules and known-issue base)",
 		Description: "Parses each file, rejects unknown fields, and compiles every regular expression,\n" +
 			"PromQL query, SQL statement, gjson path, expression and template. All problems are\n" +
 			"reported at once as FILE:LINE:COL: rule \"ID\": FIELD: MESSAGE. Exit status 2 when\n" +
-			"there is any. It also flags what would be costly at run time: a PromQL subquery of more\n" +
+			"there is any. Known-issue entries (kind KnownIssue, see docs/known-issues.md) are\n" +
+			"checked too, their explains against the built-in rules. It also flags what would be costly at run time: a PromQL subquery of more\n" +
 			"than a million steps (a problem) or with a step under the 15 s scrape interval, a SQL\n" +
 			"WITH RECURSIVE (warnings, FILE:LINE:COL: warning: ...; exit status 0); a summary\n" +
 			"template that calls itself is a problem.\n\n" +
@@ -99,11 +101,17 @@ func rulesLintCommand() *ucli.Command {
 			}
 			var rs []*analyze.Rule
 			var probs analyze.Problems
+			// The built-in rules and known-issue base, or the PATHs; a
+			// known issue's explains may name a built-in rule.
+			builtin, _ := analyze.LoadFS(rules.FS, rules.Prefix)
 			if c.NArg() == 0 {
 				rs, probs = analyze.LintFS(rules.FS, rules.Prefix)
+				known, kprobs := analyze.LintFS(knownissues.FS, knownissues.Prefix)
+				rs, probs = append(rs, known...), append(probs, kprobs...)
 			} else {
 				rs, probs = analyze.LintPaths(c.Args().Slice())
 			}
+			probs = append(probs, analyze.CheckExplains(rs, builtin)...)
 			errs, warns := 0, 0
 			out := lintJSON{Rules: len(rs), Problems: []lintProblem{}}
 			for _, p := range probs {
@@ -134,10 +142,10 @@ func rulesLintCommand() *ucli.Command {
 				return &exitError{exitUsage, fmt.Errorf("%d problem(s), %d warning(s)", errs, warns)}
 			}
 			if warns > 0 {
-				fmt.Fprintf(c.App.Writer, "%d rules OK, %d warning(s)\n", len(rs), warns)
+				fmt.Fprintf(c.App.Writer, "%s OK, %d warning(s)\n", lintCount(rs), warns)
 				return nil
 			}
-			fmt.Fprintf(c.App.Writer, "%d rules OK\n", len(rs))
+			fmt.Fprintf(c.App.Writer, "%s OK\n", lintCount(rs))
 			return nil
 		},
 	}
@@ -147,7 +155,7 @@ func rulesTestCommand() *ucli.Command {
 	return &ucli.Command{
 		Name:      "test",
 		Usage:     "run rule tests (kind: RuleTest) against the rules",
-		UsageText: "rwdiag rules test [--run REGEX] [--format text|json] [PATH...]   (no PATH: the built-in rules' tests)",
+		UsageText: "rwdiag rules test [--run REGEX] [--format text|json] [PATH...]   (no PATH: the built-in rules' and known issues' tests)",
 		Description: "Each test case names a bundle and/or inline files and the findings expected\n" +
 			"(rule, subject, severity), or expect: []. Rule files found among PATHs are loaded\n" +
 			"over the built-in rules. Exit status 1 when a case fails.\n\n" +
@@ -183,6 +191,11 @@ func runRulesTest(c *ucli.Context) error {
 	var cases []*analyze.TestCase
 	if c.NArg() == 0 {
 		cases, err = analyze.LoadTestFS(rules.FS)
+		if err == nil {
+			var known []*analyze.TestCase
+			known, err = analyze.LoadTestFS(knownissues.FS)
+			cases = append(cases, known...)
+		}
 	} else {
 		cases, err = analyze.LoadTestPaths(c.Args().Slice())
 	}
@@ -218,6 +231,21 @@ func runRulesTest(c *ucli.Context) error {
 		return &exitError{code: exitFailed}
 	}
 	return nil
+}
+
+// lintCount is "12 rules", or "5 rules and 10 known issues" when some are
+// known-issue entries.
+func lintCount(rs []*analyze.Rule) string {
+	known := 0
+	for _, r := range rs {
+		if r.Known != nil {
+			known++
+		}
+	}
+	if known == 0 {
+		return fmt.Sprintf("%d rules", len(rs))
+	}
+	return fmt.Sprintf("%d rules and %d known issues", len(rs)-known, known)
 }
 
 // textOrJSON reads a --format of text or json, in any case.

@@ -132,6 +132,12 @@ func tally(r *analyze.Report) reportCounts {
 		}
 	}
 	for _, rr := range r.Rules {
+		if isKnownResult(rr) {
+			if rr.Status == analyze.RuleError {
+				c.failed++
+			}
+			continue // see knownLine
+		}
 		c.rules[rr.Status]++
 		switch rr.Status {
 		case analyze.RuleInconclusive:
@@ -172,7 +178,13 @@ func (c reportCounts) summaryLine() string {
 // rulesLine is e.g. "12 rules: 2 fired, 8 passed, 1 inconclusive, 1 skipped".
 func rulesLine(r *analyze.Report) string {
 	c := tally(r)
-	line := fmt.Sprintf("%d %s", len(r.Rules), english.Plural(len(r.Rules), "rule", "rules"))
+	n := 0
+	for _, rr := range r.Rules {
+		if !isKnownResult(rr) {
+			n++
+		}
+	}
+	line := fmt.Sprintf("%d %s", n, english.Plural(n, "rule", "rules"))
 	var parts []string
 	for _, s := range []analyze.RuleStatus{analyze.RuleFired, analyze.RulePassed, analyze.RuleInconclusive, analyze.RuleSkipped, analyze.RuleError} {
 		if c.rules[s] > 0 {
@@ -190,6 +202,9 @@ func rulesLine(r *analyze.Report) string {
 func notableRules(r *analyze.Report) []analyze.RuleResult {
 	var out []analyze.RuleResult
 	for _, rr := range r.Rules {
+		if isKnownResult(rr) && rr.Status != analyze.RuleError {
+			continue // see knownLine
+		}
 		if rr.Status != analyze.RuleFired && rr.Status != analyze.RulePassed {
 			out = append(out, rr)
 		}
@@ -305,6 +320,9 @@ func writeTable(w io.Writer, r *analyze.Report, o Options) error {
 	p.printf("\n")
 	p.lines("", tally(r).summaryLine()+".")
 	p.lines("", rulesLine(r))
+	if s := knownLine(r); s != "" {
+		p.lines("", s)
+	}
 	for _, rr := range notableRules(r) {
 		text := rr.ID
 		if n, ok := undecided[rr.ID]; ok && rr.Status == analyze.RuleInconclusive {
@@ -398,6 +416,12 @@ func writeFindingText(p *reportPrinter, n int, f analyze.Finding, withSummary bo
 	}
 	p.linesPainted(fmt.Sprintf("%d. ", n), sev, severityColour(f.Severity), " ", head, false)
 	p.lines("   rule ", f.Rule)
+	if s := knownIssueText(f); s != "" {
+		p.lines("   known issue ", s)
+		if len(f.KnownIssue.Links) > 0 {
+			p.lines("   see ", f.KnownIssue.Links[0])
+		}
+	}
 	if withSummary {
 		p.lines("   ", f.Summary)
 	}
@@ -626,6 +650,9 @@ func writeMarkdown(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
 	}
 
 	p.printf("\n## Rules\n\n%s.\n", rulesLine(r))
+	if s := knownLine(r); s != "" {
+		p.printf("\n%s.\n", mdText(s))
+	}
 	if notable := notableRules(r); len(notable) > 0 {
 		undecided := map[string]bool{}
 		for _, f := range inconclusive {
@@ -667,6 +694,9 @@ func writeFindingMarkdown(p *reportPrinter, f analyze.Finding, x *analyze.Forens
 		p.printf(" · **Fingerprint:** %s", mdCode(f.Fingerprint))
 	}
 	p.printf("\n")
+	if s := knownIssueText(f); s != "" {
+		p.printf("\n**Known issue:** %s\n", mdText(s))
+	}
 	if s := strings.TrimSpace(f.Summary); s != "" {
 		p.printf("\n%s\n", mdText(s))
 	}

@@ -57,6 +57,7 @@ type htmlPage struct {
 	R            *analyze.Report
 	Summary      string
 	RulesLine    string
+	KnownLine    string // known-issue entries, counted apart from the rules
 	Shape        string
 	Cluster      string
 	Notes        []string
@@ -92,7 +93,7 @@ type htmlEntries struct {
 func (h htmlEntries) Own(e analyze.TimelineEntry) bool { return h.own != nil && h.own(e) }
 
 func writeHTML(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
-	page := htmlPage{R: r, Summary: tally(r).summaryLine(), RulesLine: rulesLine(r),
+	page := htmlPage{R: r, Summary: tally(r).summaryLine(), RulesLine: rulesLine(r), KnownLine: knownLine(r),
 		Shape: reportBundleShape(r.Bundle), Cluster: reportClusterLine(r.Bundle), Notes: reportBundleNotes(r.Bundle),
 		Notable: notableRules(r), Examined: examinedRules(r)}
 	for _, f := range r.Findings {
