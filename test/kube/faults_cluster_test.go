@@ -242,3 +242,47 @@ func TestHelmInstallWithoutCRD(t *testing.T) {
 	}
 	assertFindings(t, analyzeBundle(t, run.Bundle), c.Expected().Findings)
 }
+
+// TestPaginationPast500 lists 520 pods: more than the collector's page of
+// 500, so the real API server (etcd-backed pages) hands out a continue
+// token, and the collector must follow it to have every pod.
+func TestPaginationPast500(t *testing.T) {
+	h := Shared(t)
+	const ns = "k12b-pages"
+	c := fixtureCluster(t, h, cluster.Options{Namespace: ns, NoSQL: true, FillerPods: 515, FillerLogBytes: 1 << 10})
+	exp := c.Expected()
+	t.Logf("520-pod fixture created in %v", c.Timings.Total.Round(time.Millisecond))
+	col := h.Collector(t, ns, nil)
+	run := col.Collect(t, "--skip", "logs,metrics,diagnose,sql,describe")
+	if run.ExitCode != 0 {
+		t.Fatalf("collect: exit %d\n%s", run.ExitCode, run.Stderr)
+	}
+	var names []string
+	for _, p := range run.ReadJSONList(t, "pods") {
+		names = append(names, p["metadata"].(map[string]any)["name"].(string))
+	}
+	slices.Sort(names)
+	if !slices.Equal(names, exp.Objects["pods"]) {
+		t.Errorf("pods.json has %d pods, the server %d", len(names), len(exp.Objects["pods"]))
+	}
+	pages := map[string]int{} // selector -> requests
+	followed := 0
+	for _, e := range ByUser(h.Audit(t), col.User) {
+		if e.Verb != "list" || e.Resource() != "pods" {
+			continue
+		}
+		u, err := url.Parse(e.RequestURI)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[u.Query().Get("labelSelector")]++
+		if u.Query().Get("continue") != "" {
+			followed++
+		}
+	}
+	t.Logf("pod list requests by selector: %v; %d with a continue token", pages, followed)
+	// The operator's label selects all 520 (the other selectors none).
+	if n := pages["risingwave/component"]; n != 2 || followed != 1 {
+		t.Errorf("risingwave/component: %d list requests, %d with a continue token; want 2 and 1 (500 pods, then the remaining 20)", n, followed)
+	}
+}
