@@ -351,6 +351,11 @@ func TestCollect(t *testing.T) {
 	for _, path := range exp.SQLTables {
 		if !run.Manifest.HasFile(path) {
 			t.Errorf("%s: not in the bundle", path)
+			continue
+		}
+		want, ok := exp.SQLFiles[path]
+		if got := readFile(t, run.Dir, path); ok && got != string(want) && run.Manifest.File(path).Redacted == 0 {
+			t.Errorf("%s: the dump differs from the table the server holds:\n got %.300q\nwant %.300q", path, got, want)
 		}
 	}
 	if len(exp.SQLTables) == 0 {
@@ -364,7 +369,11 @@ func TestCollect(t *testing.T) {
 		return e.Code() == 400 && e.Resource() == "pods/log" && e.ObjectRef != nil &&
 			slices.ContainsFunc(exp.NoPrevious, func(pc string) bool { return strings.HasPrefix(pc, e.ObjectRef.Name+"/") })
 	}
-	AssertAudit(t, h, c.User, noPrevious)
+	for _, e := range AssertAudit(t, h, c.User, noPrevious) {
+		if !strings.HasPrefix(e.UserAgent, "rwdiag/") {
+			t.Errorf("audit: %s came with user agent %q, not rwdiag's", e, e.UserAgent)
+		}
+	}
 	t.Logf("kubelet stand-in: %d log requests; pod proxy: %d requests", len(cl.Kubelet().Requests()), len(cl.ProxyRequests()))
 }
 

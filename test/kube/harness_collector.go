@@ -331,7 +331,7 @@ func (c *Collector) Collect(t testing.TB, args ...string) *Run {
 	return c.Start(t, args...).Wait(t, 3*time.Minute)
 }
 
-// extract unpacks a bundle with `rwdiag bundle extract` and returns its root.
+// extract unpacks a bundle with `rwdiag bundle extract` and returns where.
 func extract(t testing.TB, archive string) string {
 	t.Helper()
 	dir := strings.TrimSuffix(archive, ".tar.zst") + ".d"
@@ -339,14 +339,11 @@ func extract(t testing.TB, archive string) string {
 	if err != nil {
 		t.Fatalf("rwdiag bundle extract %s: %v\n%s", archive, err, out)
 	}
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
+	// extract drops the archive's root directory (rwdiag-<cluster>-<time>/).
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
+		t.Fatalf("%s extracted to %s: no manifest.json: %v", archive, dir, err)
 	}
-	if len(entries) != 1 || !entries[0].IsDir() {
-		t.Fatalf("%s: want one root directory, got %d entries", archive, len(entries))
-	}
-	return filepath.Join(dir, entries[0].Name())
+	return dir
 }
 
 // Verify runs `rwdiag bundle verify` on the run's archive and returns its

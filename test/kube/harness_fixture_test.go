@@ -29,6 +29,7 @@ import (
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/apis/meta/v1/unstructured"
 	"k8s.io/apimachinery/pkg/runtime/schema"
+	"k8s.io/apimachinery/pkg/types"
 	"k8s.io/apimachinery/pkg/util/intstr"
 )
 
@@ -142,6 +143,7 @@ func newMiniCluster(t *testing.T, h *Harness, ns string, o miniOptions) *miniClu
 		t.Fatalf("create service: %v", err)
 	}
 	one := int32(1)
+	uids := map[string]types.UID{}
 	for _, comp := range []string{"meta", "compute"} {
 		_, err = h.Client.AppsV1().StatefulSets(ns).Create(ctx, &appsv1.StatefulSet{
 			ObjectMeta: metav1.ObjectMeta{Name: m.name + "-" + comp, Labels: labels(comp)},
@@ -176,6 +178,7 @@ func newMiniCluster(t *testing.T, h *Harness, ns string, o miniOptions) *miniClu
 		if err != nil {
 			t.Fatalf("create pod %s: %v", p.name, err)
 		}
+		uids[p.name] = created.UID
 		started := metav1.NewTime(time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC))
 		cs := corev1.ContainerStatus{Name: p.component, Ready: true, Started: &yes, RestartCount: p.restarts,
 			Image: "risingwavelabs/risingwave:v2.8.0", ImageID: "docker.io/risingwavelabs/risingwave@sha256:" + strings.Repeat("ab", 32),
@@ -206,7 +209,7 @@ func newMiniCluster(t *testing.T, h *Harness, ns string, o miniOptions) *miniClu
 	}
 	_, err = h.Client.CoreV1().Events(ns).Create(ctx, &corev1.Event{
 		ObjectMeta:     metav1.ObjectMeta{Name: compute + ".1874c2a5e0f1b2c3"},
-		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: compute, APIVersion: "v1", FieldPath: "spec.containers{compute}"},
+		InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: compute, UID: uids[compute], APIVersion: "v1", FieldPath: "spec.containers{compute}"},
 		Reason:         "BackOff", Message: "Back-off restarting failed container compute in pod " + compute,
 		Type: corev1.EventTypeWarning, Count: 3, Source: corev1.EventSource{Component: "kubelet", Host: node},
 		FirstTimestamp: metav1.NewTime(time.Date(2026, 12, 1, 9, 59, 0, 0, time.UTC)),
