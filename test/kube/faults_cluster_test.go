@@ -106,6 +106,60 @@ func TestPodDeletedBetweenListAndLogs(t *testing.T) {
 	t.Logf("kubelet requests for the deleted pod (container, status): %v", victimReqs)
 }
 
+// TestPodDeletedWhileItsLogIsFetched deletes a pod while the kubelet holds
+// its log request (the API server found the pod and asked its node): the
+// kubelet answers 404 "pod ... does not exist", and the API server passes
+// on a NotFound of its own wording, which the collector must still read as
+// a pod gone since it was listed.
+func TestPodDeletedWhileItsLogIsFetched(t *testing.T) {
+	h := Shared(t)
+	const ns = "k12b-gone-late"
+	c := fixtureCluster(t, h, cluster.Options{Namespace: ns, NoSQL: true})
+	const victim = "rw-prod-compactor-5b8d9c7f6-m4tzn"
+	var once sync.Once
+	deleted := make(chan error, 1)
+	c.OnLogRequest(func(r cluster.LogRequest) {
+		if r.Pod == victim {
+			once.Do(func() { deleted <- c.DeletePod(context.Background(), victim) })
+		}
+	})
+	col := h.Collector(t, ns, nil)
+	run := col.Collect(t, "--skip", "metrics,diagnose,sql,describe")
+	if err := <-deleted; err != nil {
+		t.Fatalf("delete %s: %v", victim, err)
+	}
+	if run.ExitCode != 0 || !run.Manifest.Complete {
+		t.Fatalf("collect: exit %d, complete %v\n%s", run.ExitCode, run.Manifest.Complete, run.Stderr)
+	}
+	var kubelet []int
+	for _, r := range c.Kubelet().Requests() {
+		if r.Pod == victim {
+			kubelet = append(kubelet, r.Status)
+		}
+	}
+	if !slices.Equal(kubelet, []int{404}) {
+		t.Errorf("the kubelet answered the deleted pod's log requests %v, want one 404", kubelet)
+	}
+	var logErr string
+	for _, e := range run.Manifest.Errors {
+		if e.Step == "logs" && strings.HasPrefix(e.Target, victim+"/") {
+			logErr = e.Error
+		}
+	}
+	t.Logf("the collector recorded: %q", logErr)
+	if !strings.Contains(logErr, "deleted after it was listed") {
+		t.Errorf("the log error does not say the pod went away: %q", logErr)
+	}
+	if run.Manifest.HasFile("logs/" + victim + "/compactor.log") {
+		t.Error("a log of the deleted pod is in the bundle")
+	}
+	if problems := CheckReadOnly(h.Audit(t), col.User, func(e AuditEvent) bool {
+		return e.Code() == 404 && e.ObjectRef != nil && e.ObjectRef.Name == victim
+	}); len(problems) > 0 {
+		t.Errorf("audit log:\n%s", strings.Join(problems, "\n"))
+	}
+}
+
 // TestTwoHundredPods collects a namespace of 200 RisingWave pods with a log
 // budget of 1 MiB: every pod is listed (in pages the collector asks for, as
 // the audit log shows), the budget goes to the OOM-killed pod first and is
