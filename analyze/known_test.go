@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -263,5 +264,24 @@ rules:
 	rep = run("1.10.3", map[string]string{"logs/rw-meta-0/meta.log": "2024-09-01T10:00:00Z INFO risingwave_meta: started\n"})
 	if f, res := find(rep, entry.ID); f != nil || res.Status != RuleInconclusive || res.Kind != FindingKindKnownIssue || !strings.Contains(res.Reason, "no compute logs") {
 		t.Errorf("no compute logs: finding %v, result %+v", f, res)
+	}
+}
+
+// The example entry in docs/known-issues.md loads as the file it names.
+func TestKnownIssuesDocExample(t *testing.T) {
+	doc, err := os.ReadFile("../docs/known-issues.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile("(?s)`known-issues/(rw-[a-z0-9-]+\\.yaml)`:\\s*```yaml\n(.*?)```").FindSubmatch(doc)
+	if m == nil {
+		t.Fatal("docs/known-issues.md has no example entry")
+	}
+	rs, err := ParseRules(string(m[1]), m[2])
+	if err != nil || len(rs) != 1 || rs[0].Known == nil {
+		t.Fatalf("the example entry does not load: %v", err)
+	}
+	if !rs[0].AppliesTo("1.10.2") || rs[0].AppliesTo("2.0.0") || rs[0].Known.UpgradeTarget("1.10.2") != "v2.0.0" {
+		t.Errorf("the example's range: %q", rs[0].Versions)
 	}
 }
