@@ -65,6 +65,16 @@ func newFrameWriter(dst io.Writer) (*frameWriter, error) {
 	return fw, nil
 }
 
+// NewFramedZstdWriter returns the compressor the Writer packs a tar.zst with:
+// independent frames of 4 MiB of input, each with its content size, encoded
+// on up to GOMAXPROCS goroutines and written to dst in order, which readers
+// decode on every core. It is for tools that pack an existing tar stream the
+// way rwdiag does (bench/pack); Close writes the last frame and returns the
+// first write error.
+func NewFramedZstdWriter(dst io.Writer) (io.WriteCloser, error) {
+	return newFrameWriter(dst)
+}
+
 // drain writes the frames in order; after an error it only discards them.
 func (fw *frameWriter) drain() {
 	var err error
