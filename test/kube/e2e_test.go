@@ -200,6 +200,13 @@ func TestCollectThenAnalyzeRealAPIServer(t *testing.T) {
 		scrapes, _ := filepath.Glob(filepath.Join(run.Dir, "metrics", pod, "*.prom"))
 		if len(scrapes) != 2 {
 			t.Errorf("metrics of %s: %d scrapes, want 2 (--metrics-samples 2)", pod, len(scrapes))
+			continue
+		}
+		// Each scrape is the sample's next snapshot.
+		a, _ := os.ReadFile(scrapes[0])
+		b, _ := os.ReadFile(scrapes[1])
+		if exp.Snapshots[pod] >= 2 && bytes.Equal(a, b) {
+			t.Errorf("metrics of %s: both scrapes hold the same snapshot", pod)
 		}
 	}
 	for _, path := range exp.SQLTables {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -226,5 +227,46 @@ func TestCatalogInPostgres(t *testing.T) {
 		if got := psql("--csv", "-c", "SELECT * FROM rw_catalog."+table); got != string(want) {
 			t.Errorf("%s: psql --csv differs from the sample\n got %q\nwant %q", table, got, want)
 		}
+	}
+}
+
+func TestPodServerScrapesInTurn(t *testing.T) {
+	ps := &podServers{served: map[string]int{}}
+	at := time.Now().Add(-time.Hour)
+	ep := &podEndpoint{pod: "p", portName: "metrics", scrapes: []scrape{
+		{at, []byte("a 1\nlast_committed_barrier_time{database_id=\"1\"} 100\n")},
+		{at, []byte("a 2\n")},
+	}}
+	get := func(ep *podEndpoint, path string) (int, string) {
+		w := httptest.NewRecorder()
+		ps.serve(w, httptest.NewRequest("GET", path, nil), "192.0.2.10:1222", ep)
+		return w.Code, w.Body.String()
+	}
+	_, first := get(ep, "/metrics")
+	if !strings.HasPrefix(first, "a 1\n") {
+		t.Errorf("first scrape %q, want the first snapshot", first)
+	}
+	// The clock gauge moved by as much as the snapshot is old (an hour).
+	if !strings.Contains(first, "} 3700.") {
+		t.Errorf("last_committed_barrier_time not moved by the hour since the snapshot: %q", first)
+	}
+	for i := 0; i < 2; i++ {
+		if _, b := get(ep, "/metrics"); b != "a 2\n" {
+			t.Errorf("scrape %d: %q, want the last snapshot", i+2, b)
+		}
+	}
+	if code, _ := get(ep, "/other"); code != 404 {
+		t.Errorf("/other on the metrics port: %d, want 404", code)
+	}
+	dash := &podEndpoint{pod: "m", portName: "dashboard", pages: map[string][]byte{"/api/monitor/diagnose/": []byte("report")}}
+	if code, b := get(dash, "/api/monitor/diagnose/"); code != 200 || b != "report" {
+		t.Errorf("diagnose: %d %q", code, b)
+	}
+	if code, _ := get(dash, "/api/monitor/await_tree/"); code != 404 {
+		t.Errorf("a page the dashboard does not have: %d, want 404", code)
+	}
+	reqs := ps.requests
+	if len(reqs) != 6 || reqs[0].Pod != "p" || reqs[0].Status != 200 || reqs[3].Status != 404 {
+		t.Errorf("requests recorded: %+v", reqs)
 	}
 }
