@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	corev1 "k8s.io/api/core/v1"
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	"k8s.io/apimachinery/pkg/runtime/schema"
 
@@ -383,4 +384,62 @@ func firstLine(s string) string {
 		s = s[:200] + "..."
 	}
 	return s
+}
+
+// TestListPagination: 520 Events in the namespace, more than the 500 the
+// collector asks for per page. The real server answers with a continue
+// token; the collector must follow it (and so must kubectl's describer,
+// whose field selector matches them all) and the bundle hold every Event.
+func TestListPagination(t *testing.T) {
+	h := Shared(t)
+	ns := "rw-pages"
+	newMiniCluster(t, h, ns, miniOptions{})
+	ctx := context.Background()
+	pod, err := h.Client.CoreV1().Pods(ns).Get(ctx, "mini-compute-0", metav1.GetOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	began := time.Now()
+	const n = 520
+	for i := range n {
+		_, err := h.Client.CoreV1().Events(ns).Create(ctx, &corev1.Event{
+			ObjectMeta:     metav1.ObjectMeta{Name: fmt.Sprintf("mini-compute-0.%016x", i)},
+			InvolvedObject: corev1.ObjectReference{Kind: "Pod", Namespace: ns, Name: pod.Name, UID: pod.UID, APIVersion: "v1"},
+			Reason:         "Unhealthy", Message: fmt.Sprintf("Readiness probe failed: attempt %d", i), Type: corev1.EventTypeWarning,
+			Source: corev1.EventSource{Component: "kubelet"},
+		}, metav1.CreateOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("%d events created in %v", n, time.Since(began).Round(time.Millisecond))
+	c := h.Collector(t, ns, nil)
+	run := c.Collect(t, "--skip", "sql,metrics,diagnose,logs")
+	if run.ExitCode != 0 || len(run.Manifest.Errors) > 0 {
+		t.Fatalf("exit %d, errors %+v\n%s", run.ExitCode, run.Manifest.Errors, run.Stderr)
+	}
+	AssertObjects(t, h, run, ns)
+	if got := len(run.ReadJSONList(t, "events")); got != n+1 {
+		t.Errorf("kubernetes/events.json: %d events, want %d", got, n+1)
+	}
+	pages := map[string]int{} // "collector" or "describe" -> requests with a continue token
+	for _, e := range AssertAudit(t, h, c.User, nil) {
+		if e.Verb == "list" && e.Resource() == "events" && strings.Contains(e.RequestURI, "continue=") {
+			if strings.Contains(e.RequestURI, "fieldSelector=") {
+				pages["describe"]++
+			} else {
+				pages["collector"]++
+			}
+		}
+	}
+	if pages["collector"] != 1 {
+		t.Errorf("the collector's events list followed %d continue tokens, want 1", pages["collector"])
+	}
+	if pages["describe"] == 0 {
+		t.Error("the describer did not page its events")
+	}
+	d := readFile(t, run.Dir, "kubernetes/describe/pods/mini-compute-0.txt")
+	if !strings.Contains(d, fmt.Sprintf("attempt %d", n-1)) {
+		t.Errorf("describe mini-compute-0: the last page's event is missing")
+	}
 }

@@ -6,64 +6,83 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	rbacv1 "k8s.io/api/rbac/v1"
 )
 
-// TestForbiddenResource: the Role lacks events. The real server refuses the
-// list with 403; the collector records the step, with the 403 and the RBAC
-// advice, and collects the rest (describe included: kubectl's describer
-// goes on without the events).
+// TestForbiddenResource: the Role lacks one resource (events; the
+// RisingWave resources). The real server refuses the list with 403; the
+// collector records the step, with the 403 and the RBAC advice, and collects
+// the rest (describe included: kubectl's describer goes on without the
+// events).
 func TestForbiddenResource(t *testing.T) {
-	h := Shared(t)
-	ns := "rw-no-events"
-	m := newMiniCluster(t, h, ns, miniOptions{})
-	c := h.Collector(t, ns, func(r *RBAC) {
-		for i, rule := range r.Role.Rules {
-			r.Role.Rules[i].Resources = slices.DeleteFunc(slices.Clone(rule.Resources), func(s string) bool { return s == "events" })
-		}
-	})
-	run := c.Collect(t, append([]string{"--skip", "sql"}, QuickMetrics...)...)
-	if run.ExitCode != 0 {
-		t.Fatalf("exit %d\n%s", run.ExitCode, run.Stderr)
-	}
-	var eventsErr string
-	for _, e := range run.Manifest.Errors {
-		if e.Step == "kube" && e.Target == "events" {
-			eventsErr = e.Error
-			if e.Path != "kubernetes/events.json" {
-				t.Errorf("events error path %q", e.Path)
+	for _, tc := range []struct {
+		resource, target, file, auditResource string
+	}{
+		{"events", "events", "kubernetes/events.json", "events"},
+		{"risingwaves", "risingwaves", "kubernetes/risingwaves.json", "risingwaves.risingwave.risingwavelabs.com"},
+	} {
+		t.Run(tc.resource, func(t *testing.T) {
+			h := Shared(t)
+			ns := "rw-no-" + tc.resource
+			m := newMiniCluster(t, h, ns, miniOptions{})
+			c := h.Collector(t, ns, func(r *RBAC) {
+				var rules []rbacv1.PolicyRule
+				for _, rule := range r.Role.Rules {
+					rule.Resources = slices.DeleteFunc(slices.Clone(rule.Resources), func(s string) bool { return s == tc.resource })
+					if len(rule.Resources) > 0 {
+						rules = append(rules, rule)
+					}
+				}
+				r.Role.Rules = rules
+			})
+			run := c.Collect(t, append([]string{"--skip", "sql"}, QuickMetrics...)...)
+			if run.ExitCode != 0 {
+				t.Fatalf("exit %d\n%s", run.ExitCode, run.Stderr)
 			}
-		} else {
-			t.Errorf("unexpected error: %+v", e)
-		}
+			var recorded string
+			for _, e := range run.Manifest.Errors {
+				if e.Step == "kube" && e.Target == tc.target {
+					recorded = e.Error
+					if e.Path != tc.file {
+						t.Errorf("%s error path %q", tc.target, e.Path)
+					}
+				} else {
+					t.Errorf("unexpected error: %+v", e)
+				}
+			}
+			t.Logf("recorded: %s", recorded)
+			if !strings.Contains(recorded, "forbidden") && !strings.Contains(recorded, "403") {
+				t.Errorf("%s: the manifest's error %q does not say forbidden", tc.target, recorded)
+			}
+			if run.Manifest.HasFile(tc.file) {
+				t.Errorf("%s written though %s are forbidden", tc.file, tc.resource)
+			}
+			AssertObjects(t, h, run, ns, tc.target)
+			for _, pod := range m.pods {
+				if !run.Manifest.HasFile("kubernetes/describe/pods/" + pod + ".txt") {
+					t.Errorf("describe %s missing: a forbidden %s list must not cost the describe", pod, tc.resource)
+				}
+				if !run.Manifest.HasFile("logs/" + pod + "/" + strings.Split(strings.TrimPrefix(pod, "mini-"), "-")[0] + ".log") {
+					t.Errorf("log of %s missing", pod)
+				}
+			}
+			AssertNoSecrets(t, run, m.planted)
+			refused := func(e AuditEvent) bool {
+				return e.Code() == 403 && e.Resource() == tc.auditResource && e.Verb == "list"
+			}
+			n := 0
+			for _, e := range AssertAudit(t, h, c.User, refused) {
+				if refused(e) {
+					n++
+				}
+			}
+			if n == 0 {
+				t.Errorf("the audit log shows no refused %s list", tc.resource)
+			}
+			t.Logf("%d %s lists refused", n, tc.resource)
+		})
 	}
-	if !strings.Contains(eventsErr, "forbidden") && !strings.Contains(eventsErr, "403") {
-		t.Errorf("events: the manifest's error %q does not say forbidden", eventsErr)
-	}
-	if run.Manifest.HasFile("kubernetes/events.json") {
-		t.Error("kubernetes/events.json written though events are forbidden")
-	}
-	AssertObjects(t, h, run, ns, "events")
-	for _, pod := range m.pods {
-		if !run.Manifest.HasFile("kubernetes/describe/pods/" + pod + ".txt") {
-			t.Errorf("describe %s missing: a forbidden events list must not cost the describe", pod)
-		}
-		if !run.Manifest.HasFile("logs/" + pod + "/" + strings.Split(strings.TrimPrefix(pod, "mini-"), "-")[0] + ".log") {
-			t.Errorf("log of %s missing", pod)
-		}
-	}
-	AssertNoSecrets(t, run, m.planted)
-	forbiddenEvents := func(e AuditEvent) bool { return e.Code() == 403 && e.Resource() == "events" && e.Verb == "list" }
-	evs := AssertAudit(t, h, c.User, forbiddenEvents)
-	n := 0
-	for _, e := range evs {
-		if forbiddenEvents(e) {
-			n++
-		}
-	}
-	if n == 0 {
-		t.Error("the audit log shows no refused events list")
-	}
-	t.Logf("%d event lists refused (the collector's and the describer's)", n)
 }
 
 // TestAPIServerKilled: the API server dies (SIGKILL) while the collector
