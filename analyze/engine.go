@@ -47,6 +47,7 @@ func EvaluateWith(ctx context.Context, ev *Gathered, rules []*Rule, budget Budge
 		rep.Rules = append(rep.Rules, res)
 	}
 	linkFindings(rep.Findings, rules)
+	deferFindings(rep.Findings, rules)
 	linkKnownIssues(rep.Findings, rules)
 	rep.Sort()
 	return rep

@@ -131,11 +131,19 @@ type Link struct {
 	Rule        string `json:"rule"`
 	Subject     string `json:"subject"`
 	Fingerprint string `json:"fingerprint"`
+	// Deferred is set on a caused-by link to a cause this finding defers
+	// to (its rule's defer_to): the cause is what to fix, and this
+	// finding's severity was lowered one step for it.
+	Deferred bool `json:"deferred,omitempty"`
 }
 
 // String reads as "caused by backfill-starving-live-jobs (mv_x)".
 func (l Link) String() string {
-	return strings.ReplaceAll(l.Relation, "-", " ") + " " + l.Rule + " (" + l.Subject + ")"
+	s := strings.ReplaceAll(l.Relation, "-", " ") + " " + l.Rule + " (" + l.Subject + ")"
+	if l.Deferred {
+		s += ": fix that first (this finding defers to it, one severity lower)"
+	}
+	return s
 }
 
 // RuleStatus says what became of a rule on a bundle.

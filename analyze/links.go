@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"slices"
 	"strings"
 	"time"
 )
@@ -182,4 +183,35 @@ func containsName(s, name string) bool {
 
 func nameByte(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_'
+}
+
+// deferFindings lowers one step the severity of each firing finding linked
+// as caused by a finding of a rule its own rule defers to (defer_to), and
+// marks that link Deferred: the cause is what to fix first. A finding is
+// lowered once, however many causes it defers to; info stays info.
+func deferFindings(fs []Finding, rules []*Rule) {
+	deferTo := map[string][]string{}
+	for _, r := range rules {
+		if len(r.DeferTo) > 0 {
+			deferTo[r.ID] = r.DeferTo
+		}
+	}
+	for i := range fs {
+		f := &fs[i]
+		if f.Status != StatusFiring || deferTo[f.Rule] == nil {
+			continue
+		}
+		lowered := false
+		for j := range f.Links {
+			l := &f.Links[j]
+			if l.Relation != "caused-by" || !slices.Contains(deferTo[f.Rule], l.Rule) {
+				continue
+			}
+			l.Deferred = true
+			if !lowered && f.Severity > SeverityInfo {
+				f.Severity--
+			}
+			lowered = true
+		}
+	}
 }

@@ -239,3 +239,76 @@ tests:
 		})
 	}
 }
+
+// A rule that defers to its cause is one severity lower when that cause
+// fires and is linked, and its link says so; without the cause it keeps
+// its severity; defer_to must name a rule of caused_by.
+func TestDeferToCause(t *testing.T) {
+	src := `apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: test-oom
+    pattern: oom-crash-loop
+    severity: critical
+    title: oom
+    signals:
+      killed: {log: {regex: 'OOMKilled'}}
+    condition: len(killed) > 0
+    summary: s
+    remediation: r
+  - id: test-recovery
+    pattern: recovery-loop
+    severity: critical
+    title: recovery
+    caused_by: [test-oom]
+    defer_to: [%s]
+    signals:
+      start: {log: {regex: 'recovery start'}}
+    condition: len(start) > 0
+    summary: s
+    remediation: r
+`
+	if _, err := ParseRules("links.yaml", []byte(fmt.Sprintf(src, "test-other"))); err == nil || !strings.Contains(err.Error(), `defer_to[0]: "test-other" is not in caused_by`) {
+		t.Errorf("defer_to outside caused_by: err = %v", err)
+	}
+	rules, err := ParseRules("links.yaml", []byte(fmt.Sprintf(src, "test-oom")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, log string
+		want      Severity
+	}{
+		{"with its cause", "2026-11-30T10:00:00Z ERROR x: OOMKilled\n2026-11-30T10:01:00Z  WARN x: recovery start\n", SeverityWarning},
+		{"alone", "2026-11-30T10:01:00Z  WARN x: recovery start\n", SeverityCritical},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			p := filepath.Join(dir, "logs", "rw-meta-0", "meta.log")
+			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(p, []byte(tc.log), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Analyze(context.Background(), dir, rules, bundle.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range rep.Findings {
+				if f.Rule != "test-recovery" {
+					continue
+				}
+				if f.Severity != tc.want {
+					t.Errorf("severity %v, want %v", f.Severity, tc.want)
+				}
+				deferred := len(f.Links) == 1 && f.Links[0].Deferred && strings.Contains(f.Links[0].String(), "fix that first")
+				if deferred != (tc.want == SeverityWarning) {
+					t.Errorf("links %+v", f.Links)
+				}
+				return
+			}
+			t.Fatalf("no test-recovery finding in %+v", rep.Findings)
+		})
+	}
+}

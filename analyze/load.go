@@ -594,6 +594,12 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		}
 	}
 	r.CausedBy = rs.CausedBy
+	for i, d := range rs.DeferTo {
+		if !slices.Contains(rs.CausedBy, d) {
+			l.add(prefix, fmt.Sprintf("defer_to[%d]", i), "%q is not in caused_by", d)
+		}
+	}
+	r.DeferTo = rs.DeferTo
 	switch rs.CausedByMatch {
 	case "", "pod":
 		if rs.CausedByMatch != "" && len(rs.CausedBy) == 0 {

@@ -44,6 +44,7 @@ type ruleSpec struct {
 	Evidence      []string              `yaml:"evidence"`
 	CausedBy      []string              `yaml:"caused_by"`
 	CausedByMatch string                `yaml:"caused_by_match"`
+	DeferTo       []string              `yaml:"defer_to"`
 	References    []string              `yaml:"references"`
 }
 
@@ -161,6 +162,10 @@ type Rule struct {
 	// only to causes whose subject or evidence names that pod (a finding
 	// about the cluster links to every cause); "" links on time alone.
 	CausedByMatch string
+	// DeferTo are rules of CausedBy whose finding, when it is linked as
+	// this finding's cause, takes precedence: this finding's severity is
+	// lowered one step and its link says so (see deferFindings).
+	DeferTo []string
 
 	Signals  []*Signal
 	evidence []string

@@ -705,7 +705,11 @@ func writeFindingMarkdown(p *reportPrinter, f analyze.Finding, x *analyze.Forens
 		if l.Relation == "explains" {
 			verb = "Likely explains"
 		}
-		p.printf("\n**%s** %s (%s, fingerprint %s).\n", verb, mdCode(l.Rule), mdCode(l.Subject), mdCode(l.Fingerprint))
+		p.printf("\n**%s** %s (%s, fingerprint %s).", verb, mdCode(l.Rule), mdCode(l.Subject), mdCode(l.Fingerprint))
+		if l.Deferred {
+			p.printf(" Fix that first: this finding defers to it, one severity lower.")
+		}
+		p.printf("\n")
 	}
 	if len(f.Evidence) > 0 {
 		p.printf("\n**Evidence**\n\n| Source | Time | Excerpt |\n|---|---|---|\n")
