@@ -348,7 +348,13 @@ func (s *Sim) writeSQL(b *bundleWriter) {
 		if src.Job.Kind == "table" {
 			assoc = strconv.Itoa(src.Job.ID)
 		}
-		tw.row(strconv.Itoa(src.ID), src.Name, strconv.Itoa(s.Cat.SchemaID), "1", "KAFKA", sourceColumns(src), "PLAIN", "JSON", "t", assoc, "",
+		connector := "KAFKA" // rw_sources prints the WITH connector upper-cased
+		for _, kv := range src.Props {
+			if kv[0] == "connector" {
+				connector = strings.ToUpper(kv[1])
+			}
+		}
+		tw.row(strconv.Itoa(src.ID), src.Name, strconv.Itoa(s.Cat.SchemaID), "1", connector, sourceColumns(src), "PLAIN", "JSON", "t", assoc, "",
 			src.Job.Definition, "{}", pgTime(src.Job.Init), pgTime(src.Job.Created), v.Semver, v.Semver, boolText(src.Shared), propsJSON(src.Props))
 	}
 	tw.close()
