@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 )
 
 func init() {
-	scenarios = append(scenarios, scenario{"postgres-cdc-slot-lag", 0x96cdc1, buildPostgresCDCSlotLag})
+	scenarios = append(scenarios,
+		scenario{"postgres-cdc-slot-lag", 0x96cdc1, buildPostgresCDCSlotLag},
+		scenario{"postgres-cdc-wal-lag", 0x96cdc2, buildPostgresCDCWALLag})
 }
 
 // pgCDCSource adds a shared CREATE SOURCE ... WITH (connector =
@@ -101,5 +104,84 @@ func buildPostgresCDCSlotLag(s *Sim) {
 	for i := 0; i < 10; i++ {
 		t := s.Done.Add(-time.Duration(9-i) * 3 * time.Second)
 		s.barrierComplete(t, 0.4+0.2*unit(fmt.Sprint("pg", i)))
+	}
+}
+
+// pgSlot is one replication slot the meta node's split enumerator polls
+// (v3.0+: src/connector/src/source/cdc/enumerator/mod.rs:160-200): the
+// upstream's pg_current_wal_lsn() and the slot's confirmed_flush_lsn at t.
+type pgSlot struct {
+	src              *Source
+	slot             string
+	upstream, flushd lin
+}
+
+// buildPostgresCDCWALLag: two postgres-cdc sources on v3.0.3. The slot of
+// pg_orders stopped being confirmed 40 minutes ago (its source's Debezium
+// engine lost the replication stream without failing), so PostgreSQL keeps
+// every WAL segment since: the meta node's pg_cdc_* gauges show the gap at
+// ~22 GiB and growing while pg_catalog's slot is healthy. Barriers are
+// healthy. Operator, text logs without kubectl's prefix.
+func buildPostgresCDCWALLag(s *Sim) {
+	collect := baseTime.Add(38*time.Minute + 12*time.Second)
+	s.setup(clusterSpec{name: "retail-cdc", namespace: "cdc", inst: operator, version: v3_0_3,
+		logs: LogStyle{Digits: 6}, cloud: "azure", metaStore: "postgresql",
+		collect: collect, scrapes: 5, every: 15 * time.Second, done: 60 * time.Second, logSince: 10 * time.Minute})
+	s.Summary = "the replication slot of pg_orders is not confirmed: 22 GiB of WAL held upstream and growing"
+	created := time.Date(2026, 11, 12, 10, 0, 0, 0, time.UTC)
+	cns := s.topo(2, 4, "16Gi", created, 1)
+	s.Cat = newCatalog(6001)
+	orders := s.pgCDCSource("pg_orders", "orders-db.retail.svc", "orders", "rw_orders_slot", cns, created.Add(time.Hour))
+	catalog := s.pgCDCSource("pg_catalog_db", "catalog-db.retail.svc", "catalog", "rw_catalog_slot", cns[1:], created.Add(time.Hour+time.Minute))
+	lines := s.cdcTable("order_lines", "line_id BIGINT PRIMARY KEY, order_id BIGINT, sku VARCHAR, qty INT, price DECIMAL",
+		"public.order_lines", orders, cns, 2, created.Add(time.Hour+2*time.Minute))
+	s.cdcTable("products", "sku VARCHAR PRIMARY KEY, title VARCHAR, category VARCHAR", "public.products", catalog, cns, 2, created.Add(time.Hour+3*time.Minute))
+	s.aggMV("mv_units_by_sku", "CREATE MATERIALIZED VIEW mv_units_by_sku AS SELECT sku, sum(qty) AS units FROM order_lines GROUP BY sku",
+		lines, cns, 2, 0, created.Add(2*time.Hour))
+	for _, p := range cns {
+		p.m.cpu = flat(1.1 + 0.3*unit(p.Name))
+		p.m.inflight = constant(0.25 + 0.1*unit(p.Name))
+	}
+	s.Meta.barrier = histModel{rate: flat(1), lat: constant(0.47)}
+
+	// LSNs in bytes. pg_orders' upstream writes ~9.5 MB/s; its slot was last
+	// confirmed 40 minutes before collection. pg_catalog_db's slot follows
+	// its upstream within a few hundred kB.
+	stuckAt := collect.Add(-40 * time.Minute)
+	base := float64(0x5A_00000000)
+	slots := []pgSlot{
+		{orders, "rw_orders_slot", lin{{stuckAt, base}, {collect.Add(10 * time.Minute), base + 9.5e6*3000}},
+			constant(base - 3.1e5)},
+		{catalog, "rw_catalog_slot", lin{{stuckAt, 0x07_1C000000}, {collect.Add(10 * time.Minute), 0x07_1C000000 + 2.2e5*3000}},
+			lin{{stuckAt, 0x07_1C000000 - 2.6e5}, {collect.Add(10 * time.Minute), 0x07_1C000000 + 2.2e5*3000 - 2.6e5}}},
+	}
+	gauge := func(c *scrapeCtx, name, help string, v func(x pgSlot) float64) {
+		c.add(name, help, "gauge", func(w *promWriter) {
+			for _, x := range slots {
+				w.sample(name, lbl("slot_name", x.slot, "source_id", strconv.Itoa(x.src.ID)), float64(int64(v(x))))
+			}
+		})
+	}
+	s.extraMetrics = append(s.extraMetrics, func(c *scrapeCtx) {
+		if c.p.Component != "meta" {
+			return
+		}
+		t := c.t
+		gauge(c, "pg_cdc_confirmed_flush_lsn", "PostgreSQL CDC confirmed flush LSN", func(x pgSlot) float64 { return x.flushd.at(t) })
+		gauge(c, "pg_cdc_upstream_max_lsn", "PostgreSQL CDC upstream max LSN (pg_current_wal_lsn)", func(x pgSlot) float64 { return x.upstream.at(t) })
+	})
+	// rw_cdc_progress (v3.0+): both CDC tables' backfills finished long ago.
+	s.extraSQL = append(s.extraSQL, func(b *bundleWriter, at *time.Time) {
+		tw := s.table(b, "rw_cdc_progress", at, "job_id", "split_total_count", "split_backfilled_count", "split_completed_count")
+		for _, j := range s.Cat.Jobs {
+			if j.Kind == "table" {
+				tw.row(strconv.Itoa(j.ID), "4", "4", "4")
+			}
+		}
+		tw.close()
+	})
+	for i := 0; i < 10; i++ {
+		t := s.Done.Add(-time.Duration(9-i) * 3 * time.Second)
+		s.barrierComplete(t, 0.4+0.2*unit(fmt.Sprint("wal", i)))
 	}
 }
