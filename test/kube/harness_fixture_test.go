@@ -45,7 +45,8 @@ func nextMiniIP() string { return PodIP(190 + int(miniIPs.Add(1)-1)%51) }
 
 type miniOptions struct {
 	// holdLog names a container log ("pod/container") the kubelet stand-in
-	// starts and then holds open until the request is cancelled.
+	// starts (64 KiB of it) and then holds open until the request is
+	// cancelled.
 	holdLog string
 	noCRD   bool
 }
@@ -279,8 +280,10 @@ type kubeletStub struct {
 	mu   sync.Mutex
 	// requests are the paths with their queries, in order.
 	requests []string
-	// held is closed when the held log's request arrived.
-	held chan struct{}
+	// held is closed when the held log's request arrived; heldBody is what
+	// was sent of it before the stream was held.
+	held     chan struct{}
+	heldBody string
 }
 
 func startKubelet(t *testing.T, h *Harness, logs map[string]string, hold string) *kubeletStub {
@@ -294,6 +297,14 @@ func startKubelet(t *testing.T, h *Harness, logs map[string]string, hold string)
 		t.Fatal(err)
 	}
 	k := &kubeletStub{held: make(chan struct{})}
+	if hold != "" {
+		var b strings.Builder
+		b.WriteString(logs[hold])
+		for i := 0; b.Len() < 64<<10; i++ {
+			fmt.Fprintf(&b, "2026-12-01T10:00:%02d.%09dZ  INFO risingwave_meta::barrier: completed barrier epoch %d\n", i/1000%60, i, 7000000+i)
+		}
+		k.heldBody = b.String()
+	}
 	var heldOnce sync.Once
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /containerLogs/{ns}/{pod}/{container}", func(w http.ResponseWriter, r *http.Request) {
@@ -310,8 +321,11 @@ func startKubelet(t *testing.T, h *Harness, logs map[string]string, hold string)
 			return
 		}
 		if key == hold {
+			// More than the API server's 4 KiB write buffer: it does not
+			// flush a log that is not followed, so less would never reach
+			// the collector while the stream is held.
 			w.Header().Set("Content-Type", "text/plain")
-			fmt.Fprint(w, body)
+			fmt.Fprint(w, k.heldBody)
 			w.(http.Flusher).Flush()
 			heldOnce.Do(func() { close(k.held) })
 			<-r.Context().Done()
