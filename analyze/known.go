@@ -219,6 +219,10 @@ func tagName(v *version.Version) string { return "v" + v.String() }
 func (k *KnownIssue) AffectsText() string {
 	var parts []string
 	for _, alt := range splitAlternatives(k.Affects) {
+		if m := exactRE.FindStringSubmatch(alt); m != nil {
+			parts = append(parts, "v"+m[1])
+			continue
+		}
 		lo, hi, ok := rangeBounds(alt)
 		if !ok {
 			return k.Affects
@@ -257,6 +261,8 @@ type bound struct {
 	ver       string
 	inclusive bool
 }
+
+var exactRE = regexp.MustCompile(`^=?\s*v?([0-9]+(?:\.[0-9]+)*)$`)
 
 var boundRE = regexp.MustCompile(`^(>=|<=|>|<)\s*v?([0-9]+(?:\.[0-9]+)*)$`)
 

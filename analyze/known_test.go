@@ -92,6 +92,18 @@ func TestKnownIssueParses(t *testing.T) {
 	if got, want := k.Text("1.10.3"), "Matches risingwavelabs/risingwave#100 (affects v1.9.0 to before v1.9.2 and v1.10.0 to before v2.0.1, fixed in v1.9.2 and v2.0.1); this cluster runs v1.10.3: upgrade to v2.0.1 or later."; got != want {
 		t.Errorf("Text =\n%s\nwant\n%s", got, want)
 	}
+	for affects, want := range map[string]string{
+		">= 2.8.0":                     "v2.8.0 and later",
+		"< 1.10.1":                     "before v1.10.1",
+		"<= 1.10.0":                    "v1.10.0 and earlier",
+		">= 2.5.0, < 2.5.2 || = 2.6.0": "v2.5.0 to before v2.5.2 and v2.6.0",
+		">= 1.0.0, <= 1.0.3":           "v1.0.0 to v1.0.3",
+		"~> 1.9":                       "~> 1.9",
+	} {
+		if got := (&KnownIssue{Affects: affects}).AffectsText(); got != want {
+			t.Errorf("AffectsText(%q) = %q, want %q", affects, got, want)
+		}
+	}
 	// affects as a list of alternatives is the same range.
 	list := strings.Replace(knownEntry, `affects: ">= 1.9.0, < 1.9.2 || >= 1.10.0, < 2.0.1"`, "affects:\n  - \">= 1.9.0, < 1.9.2\"\n  - \">= 1.10.0, < 2.0.1\"", 1)
 	r2, err := parseKnown(t, list)
