@@ -20,7 +20,8 @@
 //     addresses of Addresses, the host IP 127.0.0.1;
 //   - ConfigMaps with planted secrets (a risingwave.toml and env-like keys,
 //     values of this package's own), a Secret the collector must never read,
-//     PersistentVolumeClaims, the sample's core/v1 Events about the pods;
+//     the sample's core/v1 Events about the pods (involvedObject pointed at
+//     the pods' new uids);
 //   - a Node for every node the pods name, status.addresses InternalIP
 //     127.0.0.1 and daemonEndpoints.kubeletEndpoint.Port the kubelet
 //     stand-in's port.

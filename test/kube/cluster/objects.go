@@ -320,13 +320,17 @@ func (c *Cluster) createNode(ctx context.Context, name string) error {
 	return err
 }
 
-// createPod creates a sample pod bound to its node, then sets its status.
+// createPod creates a sample pod bound to its node, then sets its status
+// with the fixture's address. Filler pods get no planted env. Safe for
+// concurrent use.
 func (c *Cluster) createPod(ctx context.Context, p object, ip string, filler bool) error {
+	fixtureMu.Lock()
 	obj := c.owned(forCreate(p, c.ns))
 	spec, _ := obj["spec"].(object)
 	if n, _ := spec["nodeName"].(string); n != "" {
 		spec["nodeName"] = c.nodeName(n)
 	}
+	fixtureMu.Unlock()
 	delete(md(obj), "generateName")
 	if !filler && bundleComponent(labelsOf(p)) == "compute" {
 		plantEnv(spec, c.planted[5])
@@ -334,18 +338,21 @@ func (c *Cluster) createPod(ctx context.Context, p object, ip string, filler boo
 	st := deepCopy(p["status"].(object))
 	st["podIP"], st["podIPs"] = ip, []any{object{"ip": ip}}
 	st["hostIP"], st["hostIPs"] = "127.0.0.1", []any{object{"ip": "127.0.0.1"}}
-	created, err := c.dyn.Resource(gvrPods).Namespace(c.ns).Create(ctx, u(obj), metav1.CreateOptions{})
+	pods := c.dyn.Resource(gvrPods).Namespace(c.ns)
+	created, err := pods.Create(ctx, u(obj), metav1.CreateOptions{})
 	if err != nil {
 		return fmt.Errorf("create pod %s: %w", name(obj), err)
 	}
-	c.uids["pods/"+created.GetName()] = string(created.GetUID())
 	if q, ok, _ := unstructured.NestedString(created.Object, "status", "qosClass"); ok {
 		st["qosClass"] = q // the server's, from the resources; a status update may not change it
 	}
 	created.Object["status"] = st
-	if _, err := c.dyn.Resource(gvrPods).Namespace(c.ns).UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
+	if _, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
 		return fmt.Errorf("set the status of pod %s: %w", created.GetName(), err)
 	}
+	fixtureMu.Lock()
+	defer fixtureMu.Unlock()
+	c.uids["pods/"+created.GetName()] = string(created.GetUID())
 	c.podIP[created.GetName()] = ip
 	c.kubelet.addPod(c.ns, created.GetName(), containerNames(p))
 	return nil
@@ -490,7 +497,7 @@ func (c *Cluster) createFillers(ctx context.Context) error {
 		go func() {
 			defer wg.Done()
 			defer func() { <-sem }()
-			errs[i] = c.createPodConcurrent(ctx, p, ip)
+			errs[i] = c.createPod(ctx, p, ip, true)
 		}()
 	}
 	wg.Wait()
@@ -502,39 +509,8 @@ func (c *Cluster) createFillers(ctx context.Context) error {
 	return nil
 }
 
+// fixtureMu guards the Cluster's maps while pods are created concurrently.
 var fixtureMu sync.Mutex
-
-// createPodConcurrent is createPod for many goroutines.
-func (c *Cluster) createPodConcurrent(ctx context.Context, p object, ip string) error {
-	obj := forCreate(p, c.ns)
-	spec, _ := obj["spec"].(object)
-	fixtureMu.Lock()
-	if n, _ := spec["nodeName"].(string); n != "" {
-		spec["nodeName"] = c.nodeName(n)
-	}
-	fixtureMu.Unlock()
-	st := deepCopy(p["status"].(object))
-	st["podIP"], st["podIPs"] = ip, []any{object{"ip": ip}}
-	st["hostIP"], st["hostIPs"] = "127.0.0.1", []any{object{"ip": "127.0.0.1"}}
-	pods := c.dyn.Resource(gvrPods).Namespace(c.ns)
-	created, err := pods.Create(ctx, u(obj), metav1.CreateOptions{})
-	if err != nil {
-		return fmt.Errorf("create pod %s: %w", name(obj), err)
-	}
-	if q, ok, _ := unstructured.NestedString(created.Object, "status", "qosClass"); ok {
-		st["qosClass"] = q
-	}
-	created.Object["status"] = st
-	if _, err := pods.UpdateStatus(ctx, created, metav1.UpdateOptions{}); err != nil {
-		return fmt.Errorf("set the status of pod %s: %w", created.GetName(), err)
-	}
-	fixtureMu.Lock()
-	defer fixtureMu.Unlock()
-	c.uids["pods/"+created.GetName()] = string(created.GetUID())
-	c.podIP[created.GetName()] = ip
-	c.kubelet.addPod(c.ns, created.GetName(), containerNames(p))
-	return nil
-}
 
 // fillerLog is a filler pod's log: INFO lines of this package's own, about
 // size bytes, one second apart, ending at the sample's collection time.
