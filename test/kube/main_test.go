@@ -25,6 +25,9 @@ func TestMain(m *testing.M) {
 		os.Exit(2)
 	}
 	code := m.Run()
+	if code != 0 && shared != nil {
+		fmt.Fprintf(os.Stderr, "kube harness: the shared kube-apiserver's log (tail):\n%s\n", tail(filepath.Join(shared.Dir, "kube-apiserver.log"), 40))
+	}
 	stopAll()
 	os.Exit(code)
 }
