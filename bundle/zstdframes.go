@@ -276,6 +276,7 @@ func (e *windowError) Unwrap() error { return zstd.ErrWindowSizeExceeded }
 type frameJob struct {
 	offset int64  // where the frame starts in the archive file
 	comp   []byte // the compressed frame
+	size   int    // its content size, from its header
 	out    []byte // its content, once ready is closed
 	err    error
 	rest   io.Reader // the rest of the stream, for the streaming decoder
@@ -283,14 +284,17 @@ type frameJob struct {
 }
 
 // parallelZstd is an io.Reader over the content of a multi-frame zstd stream,
-// decoding frames on several goroutines. At most workers+1 frames are queued
-// ahead of the one being handed out, and one more is being read.
+// decoding frames on several goroutines. At most workers frames are queued
+// ahead of the one being handed out, and one more is being read; compressed
+// and decoded buffers are reused, each kind in its own pool, so that a
+// decoded frame never grows a compressed frame's smaller buffer.
 type parallelZstd struct {
 	opts  Options
 	dec   *zstd.Decoder
 	order chan *frameJob
 	work  chan *frameJob
-	free  chan []byte // compressed and decoded buffers to reuse
+	comps chan []byte // compressed buffers to reuse
+	outs  chan []byte // decoded buffers to reuse
 	stop  chan struct{}
 	wg    sync.WaitGroup
 	once  sync.Once
@@ -317,9 +321,10 @@ func newParallelZstd(br *bufio.Reader, raw *countingReader, opts Options) (*para
 		return nil, err
 	}
 	p := &parallelZstd{opts: opts, dec: dec, raw: raw,
-		order: make(chan *frameJob, workers+1),
-		work:  make(chan *frameJob, workers+1),
-		free:  make(chan []byte, 2*(workers+3)),
+		order: make(chan *frameJob, workers),
+		work:  make(chan *frameJob, workers),
+		comps: make(chan []byte, workers+3),
+		outs:  make(chan []byte, workers+3),
 		stop:  make(chan struct{}),
 	}
 	p.wg.Add(1 + workers)
@@ -330,21 +335,22 @@ func newParallelZstd(br *bufio.Reader, raw *countingReader, opts Options) (*para
 	return p, nil
 }
 
-func (p *parallelZstd) buffer() []byte {
+// buffer returns a buffer of pool to reuse, or nil.
+func buffer(pool chan []byte) []byte {
 	select {
-	case b := <-p.free:
+	case b := <-pool:
 		return b[:0]
 	default:
 		return nil
 	}
 }
 
-func (p *parallelZstd) recycle(b []byte) {
+func recycle(pool chan []byte, b []byte) {
 	if cap(b) == 0 {
 		return
 	}
 	select {
-	case p.free <- b[:0]:
+	case pool <- b[:0]:
 	default:
 	}
 }
@@ -359,8 +365,8 @@ func (p *parallelZstd) split(br io.Reader) {
 	in := &countingReader{r: br} // where each frame starts
 	for {
 		j := &frameJob{offset: in.count(), ready: make(chan struct{})}
-		comp, f, stream, err := readFrame(in, p.buffer(), p.opts.MaxZstdWindow)
-		j.comp = comp
+		comp, f, stream, err := readFrame(in, buffer(p.comps), p.opts.MaxZstdWindow)
+		j.comp, j.size = comp, int(f.contentSize)
 		switch {
 		case err == io.EOF && len(comp) == 0:
 			return
@@ -371,7 +377,7 @@ func (p *parallelZstd) split(br io.Reader) {
 			j.rest = io.MultiReader(bytes.NewReader(comp), br)
 			close(j.ready)
 		case f.skippable:
-			p.recycle(comp)
+			recycle(p.comps, comp)
 			continue
 		}
 		select {
@@ -399,7 +405,11 @@ func (p *parallelZstd) decode() {
 			continue
 		default:
 		}
-		j.out, j.err = p.dec.DecodeAll(j.comp, p.buffer())
+		out := buffer(p.outs)
+		if cap(out) < j.size {
+			out = make([]byte, 0, j.size) // content sizes are at most maxParallelFrame
+		}
+		j.out, j.err = p.dec.DecodeAll(j.comp, out)
 		close(j.ready)
 	}
 }
@@ -420,8 +430,8 @@ func (p *parallelZstd) Read(b []byte) (int, error) {
 	}
 	for p.cur == nil || p.pos == len(p.cur.out) {
 		if p.cur != nil {
-			p.recycle(p.cur.comp)
-			p.recycle(p.cur.out)
+			recycle(p.comps, p.cur.comp)
+			recycle(p.outs, p.cur.out)
 			p.cur = nil
 		}
 		j, ok := <-p.order
