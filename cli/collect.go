@@ -1,3 +1,5 @@
+//go:build !nocollect
+
 package cli
 
 import (
