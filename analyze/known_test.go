@@ -104,6 +104,18 @@ func TestKnownIssueParses(t *testing.T) {
 			t.Errorf("AffectsText(%q) = %q, want %q", affects, got, want)
 		}
 	}
+	// An open bug: no upgrade target, the workaround in the summary.
+	open := strings.Replace(knownEntry, "fixed_in: [v2.0.1, v1.9.2]\nstatus: fixed", "status: open\nworkaround: |\n  Restart the meta node\n  once.", 1)
+	ro, err := parseKnown(t, open)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := ro.Known.Text("2.0.0"), "Matches risingwavelabs/risingwave#100 (affects v1.9.0 to before v1.9.2 and v1.10.0 to before v2.0.1, no fix yet); this cluster runs v2.0.0; workaround: Restart the meta node once."; got != want {
+		t.Errorf("open Text =\n%s\nwant\n%s", got, want)
+	}
+	if got := ro.Known.Remediation("2.0.0"); got != "No fix yet. Workaround:\n\nRestart the meta node\nonce." || ro.Known.UpgradeTarget("2.0.0") != "" {
+		t.Errorf("open Remediation = %q", got)
+	}
 	// affects as a list of alternatives is the same range.
 	list := strings.Replace(knownEntry, `affects: ">= 1.9.0, < 1.9.2 || >= 1.10.0, < 2.0.1"`, "affects:\n  - \">= 1.9.0, < 1.9.2\"\n  - \">= 1.10.0, < 2.0.1\"", 1)
 	r2, err := parseKnown(t, list)
