@@ -443,3 +443,17 @@ func TestListPagination(t *testing.T) {
 		t.Errorf("describe mini-compute-0: the last page's event is missing")
 	}
 }
+
+// TestServerVersion: the API server the tests ran against is the one
+// docs/kubernetes-testing.md names (run.sh stamps the version it builds).
+func TestServerVersion(t *testing.T) {
+	h := Shared(t)
+	v, err := h.Client.Discovery().ServerVersion()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.GitVersion != KubernetesVersion {
+		t.Errorf("the API server says %s, want %s (built without run.sh's -ldflags?)", v.GitVersion, KubernetesVersion)
+	}
+	t.Logf("kube-apiserver %s, %s, %s", v.GitVersion, v.GoVersion, v.Platform)
+}
