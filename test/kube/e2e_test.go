@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -217,6 +218,18 @@ func TestCollectThenAnalyzeRealAPIServer(t *testing.T) {
 		}
 		if !bytes.Equal(got, exp.SQLFiles[path]) && !fileRedacted(&run.Manifest, path) {
 			t.Errorf("sql %s differs from the sample's dump", path)
+		}
+	}
+
+	// The events about a pod point at its new uid, so kubectl's describer
+	// (a field selector on involvedObject.uid) shows them.
+	desc, err := os.ReadFile(filepath.Join(run.Dir, "kubernetes", "describe", "pods", "rw-prod-compute-0.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, reason := range []string{"BackOff", "Unhealthy", "Started"} {
+		if !regexp.MustCompile(`(?m)^\s+\S+\s+` + reason + `\s`).Match(desc) {
+			t.Errorf("describe of rw-prod-compute-0 shows no %s event:\n%s", reason, desc)
 		}
 	}
 
