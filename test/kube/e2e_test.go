@@ -221,6 +221,21 @@ func TestCollectThenAnalyzeRealAPIServer(t *testing.T) {
 		}
 	}
 
+	// The planted secrets were in the collector's path: the configmap and
+	// the env var that held them are in the bundle, their values replaced.
+	cms, _ := os.ReadFile(filepath.Join(run.Dir, "kubernetes", "configmaps.json"))
+	pods, _ := os.ReadFile(filepath.Join(run.Dir, "kubernetes", "pods.json"))
+	for _, want := range [][2]string{{"configmaps.json", `"RW_POSTGRES_PASSWORD"`}, {"configmaps.json", "sql_endpoint"},
+		{"pods.json", `"RW_S3_SECRET_KEY"`}} {
+		b := cms
+		if want[0] == "pods.json" {
+			b = pods
+		}
+		if !bytes.Contains(b, []byte(want[1])) {
+			t.Errorf("%s has no %s: the planted secret was not where the collector reads", want[0], want[1])
+		}
+	}
+
 	// The events about a pod point at its new uid, so kubectl's describer
 	// (a field selector on involvedObject.uid) shows them.
 	desc, err := os.ReadFile(filepath.Join(run.Dir, "kubernetes", "describe", "pods", "rw-prod-compute-0.txt"))
