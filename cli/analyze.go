@@ -46,7 +46,7 @@ func loadRules(c *ucli.Context, extra ...string) ([]*analyze.Rule, error) {
 		base = append(base, known...)
 	}
 	var added []*analyze.Rule
-	if paths := append(append(c.StringSlice("rules"), c.StringSlice("known-issues")...), extra...); len(paths) > 0 {
+	if paths := uniquePaths(append(append(c.StringSlice("rules"), c.StringSlice("known-issues")...), extra...)); len(paths) > 0 {
 		rs, err := analyze.LoadPaths(paths)
 		if err != nil {
 			probs = appendRuleProblems(probs, err)
@@ -61,6 +61,20 @@ func loadRules(c *ucli.Context, extra ...string) ([]*analyze.Rule, error) {
 		return nil, usageError(c, "%v", err)
 	}
 	return merged, nil
+}
+
+// uniquePaths drops a path given twice (rules test --known-issues DIR DIR),
+// which would load every rule in it twice.
+func uniquePaths(paths []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range paths {
+		if k := filepath.Clean(p); !seen[k] {
+			seen[k] = true
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func appendRuleProblems(probs analyze.Problems, err error) analyze.Problems {
