@@ -433,8 +433,7 @@ func (s *Sim) podObject(p *Pod) obj {
 		delete(spec, "hostname")
 	}
 	if s.Inst != manual && p.Other == "" {
-		spec["volumes"] = []obj{{"configMap": obj{"defaultMode": 420, "items": []obj{{"key": "risingwave.toml", "path": "risingwave.toml"}},
-			"name": s.fullname() + "-config"}, "name": "risingwave-config"}}
+		spec["volumes"] = s.configVolumes()
 	}
 	status := obj{
 		"conditions": []obj{
@@ -587,4 +586,22 @@ func (s *Sim) nodeOf(pod string) string {
 		}
 	}
 	return ""
+}
+
+// configVolumes are the volumes behind containerSpec's volumeMounts: the
+// risingwave.toml config map, as the operator and the helm chart mount it.
+func (s *Sim) configVolumes() []obj {
+	return []obj{{"configMap": obj{"defaultMode": 420, "items": []obj{{"key": "risingwave.toml", "path": "risingwave.toml"}},
+		"name": s.fullname() + "-config"}, "name": "risingwave-config"}}
+}
+
+// podTemplateSpec is a workload's pod template spec for container c, with
+// the volumes its mounts need (the API server refuses a template that
+// mounts a volume it does not define).
+func (s *Sim) podTemplateSpec(c obj) obj {
+	spec := obj{"containers": []obj{c}}
+	if _, ok := c["volumeMounts"]; ok {
+		spec["volumes"] = s.configVolumes()
+	}
+	return spec
 }

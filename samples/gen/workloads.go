@@ -36,7 +36,7 @@ func (s *Sim) workloadObject(kind, comp string) obj {
 	spec := obj{
 		"replicas": len(pods),
 		"selector": obj{"matchLabels": sel},
-		"template": obj{"metadata": obj{"labels": tmplLabels}, "spec": obj{"containers": []obj{c}}},
+		"template": obj{"metadata": obj{"labels": tmplLabels}, "spec": s.podTemplateSpec(c)},
 	}
 	status := obj{"observedGeneration": 3, "replicas": len(pods), "readyReplicas": ready}
 	if kind == "StatefulSet" {
@@ -84,7 +84,7 @@ func (s *Sim) otherSts(p *Pod) obj {
 		"metadata": obj{"creationTimestamp": k8sTime(p.Created), "generation": 1, "labels": l, "name": p.Workload,
 			"namespace": s.Namespace, "uid": uuidFor(s.Dir + "sts/" + p.Workload)},
 		"spec": obj{"replicas": 1, "serviceName": p.Workload + "-headless", "selector": obj{"matchLabels": l},
-			"template": obj{"metadata": obj{"labels": l}, "spec": obj{"containers": []obj{s.containerSpec(p)}}}},
+			"template": obj{"metadata": obj{"labels": l}, "spec": s.podTemplateSpec(s.containerSpec(p))}},
 		"status": obj{"replicas": 1, "readyReplicas": 1, "currentReplicas": 1, "updatedReplicas": 1, "availableReplicas": 1,
 			"currentRevision": p.Rev, "updateRevision": p.Rev, "observedGeneration": 1},
 	}
