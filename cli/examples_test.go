@@ -163,6 +163,8 @@ func TestEveryExampleRuns(t *testing.T) {
 			switch {
 			case strings.HasPrefix(a, "samples/"):
 				args[i] = "../" + a
+			case a == "./known-issues":
+				args[i] = "../known-issues" // the repository's base: a newer one has this layout
 			case a == "./my-rules":
 				args[i] = myRules
 			case (prev == "-o" || prev == "--output") && a != "-":
