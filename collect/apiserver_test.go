@@ -65,6 +65,8 @@ type fakeAPI struct {
 	gone      map[string]bool   // pod -> 404 on get, log and proxy
 	hang      map[string]bool   // "log:pod/container", "proxy:suffix" -> no answer
 	logFail   map[string]string // "pod/container" -> 400 with this message
+	logBreak  map[string]int    // "pod/container" -> the first request sends this many bytes and drops the connection; later ones get 503
+	logTries  map[string]int    // "pod/container" -> log requests so far
 	noCRD     bool              // the RisingWave CRD is not installed
 	pageSize  int               // serve lists in pages of this many items
 }
@@ -77,6 +79,7 @@ func newFakeAPI(t testing.TB) *fakeAPI {
 		t: t, scrapes: map[string]int{},
 		objects: map[string][]object{}, logs: map[string][]byte{}, metrics: map[string][][]byte{}, dashboard: map[string][]byte{},
 		forbidden: map[string]bool{}, gone: map[string]bool{}, hang: map[string]bool{}, logFail: map[string]string{},
+		logBreak: map[string]int{}, logTries: map[string]int{},
 	}
 	for res := range listKinds {
 		path := filepath.Join(sampleDir, "kubernetes", res+".json")
@@ -407,6 +410,24 @@ func (f *fakeAPI) log(w http.ResponseWriter, r *http.Request, pod string) {
 	key := pod + "/" + container
 	if msg, ok := f.logFail[key]; ok {
 		status(w, http.StatusBadRequest, "BadRequest", msg, "", "")
+		return
+	}
+	if n, ok := f.logBreak[key]; ok {
+		f.mu.Lock()
+		f.logTries[key]++
+		try := f.logTries[key]
+		f.mu.Unlock()
+		if try > 1 {
+			status(w, http.StatusServiceUnavailable, "ServiceUnavailable", "the API server is shutting down", "", "")
+			return
+		}
+		w.Header().Set("Content-Type", "text/plain")
+		w.Write(f.logs[key][:n])
+		w.(http.Flusher).Flush()
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
 		return
 	}
 	if q.Get("previous") == "true" {

@@ -628,3 +628,32 @@ func TestWriteSummaryEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A log stream that breaks part-way and whose retries are all refused (the
+// API server died) keeps the part that arrived, marked as broken, rather
+// than nothing.
+func TestLogBrokenStreamKeepsWhatArrived(t *testing.T) {
+	api := newFakeAPI(t)
+	api.logs[compute1+"/compute"] = numbered(2000)
+	api.logBreak[compute1+"/compute"] = 20000
+	_, cfg := api.start(t)
+	opts := testOptions(t, cfg)
+	opts.MetricsSamples = 0
+	res, err := collect.Run(context.Background(), opts, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if api.logTries[compute1+"/compute"] < 2 {
+		t.Fatalf("the broken log was asked for %d times, want retries", api.logTries[compute1+"/compute"])
+	}
+	m, files := readBundle(t, res.Path)
+	path := bundle.LogPath(compute1, "compute", false)
+	got := files[path]
+	if want := numbered(2000)[:20000]; !bytes.Equal(got, want) {
+		t.Fatalf("%s: %d bytes, want the 20000 that arrived before the break", path, len(got))
+	}
+	fe, ok := m.File(path)
+	if !ok || !strings.Contains(fe.Error, "the stream broke after 20000 bytes") {
+		t.Errorf("%s: manifest entry %+v, want the break recorded", path, fe)
+	}
+}

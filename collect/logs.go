@@ -198,7 +198,11 @@ func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, rel
 		source += " --previous"
 	}
 	streamErr := c.callStream("logs "+t.pod.Name+" -c "+t.container, func(ctx context.Context, touch func()) error {
-		buf.Reset()
+		// A retry starts the log again, but what an earlier attempt got
+		// is kept until the retry brings bytes of its own: when every
+		// retry is refused (the API server died part-way), the bundle
+		// keeps the part that arrived, marked as broken.
+		fresh := true
 		rc, err := c.kube.clientset.CoreV1().Pods(ns).GetLogs(t.pod.Name, opts).Stream(ctx)
 		if err != nil {
 			return err
@@ -209,6 +213,10 @@ func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, rel
 			n, err := rc.Read(chunk)
 			if n > 0 {
 				touch()
+				if fresh {
+					buf.Reset()
+					fresh = false
+				}
 				if _, werr := buf.Write(chunk[:n]); werr != nil {
 					return &stageError{werr}
 				}
