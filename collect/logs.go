@@ -267,14 +267,23 @@ func (c *collector) collectLog(t logTask, path string, turn <-chan struct{}, rel
 // copyLog copies a log into the bundle, redacted, holding one of the
 // run's CPU slots while it redacts: logs are written in parallel, but no
 // more of them at once than there are cores to redact them.
+//
+// A free slot is taken even after calls were cut: the log is staged on
+// disk, and writing what arrived is what an interrupted run is for (a
+// select between a free slot and the closed hard context would pick at
+// random). Only waiting for a slot stops at the cut.
 func (c *collector) copyLog(f *bundle.File, path string, r io.Reader) error {
 	if c.red != nil {
 		select {
 		case c.cpu <- struct{}{}:
-			defer func() { <-c.cpu }()
-		case <-c.hard.Done():
-			return context.Cause(c.hard)
+		default:
+			select {
+			case c.cpu <- struct{}{}:
+			case <-c.hard.Done():
+				return context.Cause(c.hard)
+			}
 		}
+		defer func() { <-c.cpu }()
 	}
 	return c.copyText(f, path, r)
 }
