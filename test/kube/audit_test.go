@@ -20,7 +20,7 @@ import (
 // and accept the reads around them.
 func TestAuditCatchesWrites(t *testing.T) {
 	h := Shared(t)
-	ns := "rw-audit-write"
+	ns := UniqueName("rw-audit-write")
 	h.Namespace(t, ns)
 	c := h.Collector(t, ns, nil)
 	ctx := context.Background()

@@ -179,7 +179,7 @@ func readFile(t *testing.T, dir, rel string) string {
 // bundle against the server and the stand-ins, and the audit log.
 func TestCollectMini(t *testing.T) {
 	h := Shared(t)
-	ns := "rw-mini"
+	ns := UniqueName("rw-mini")
 	m := newMiniCluster(t, h, ns, miniOptions{})
 	c := h.Collector(t, ns, nil)
 	run := c.Collect(t, append([]string{"--skip", "sql"}, QuickMetrics...)...)
@@ -249,7 +249,7 @@ func TestCollectMini(t *testing.T) {
 func TestCollect(t *testing.T) {
 	h := Shared(t)
 	ctx := context.Background()
-	cl, err := cluster.Start(ctx, h.Admin, cluster.Options{Namespace: "rw-main", Logf: t.Logf})
+	cl, err := cluster.Start(ctx, h.Admin, cluster.Options{Namespace: UniqueName("rw-main"), Logf: t.Logf})
 	if err != nil {
 		t.Fatalf("cluster: %v", err)
 	}
@@ -392,7 +392,7 @@ func firstLine(s string) string {
 // whose field selector matches them all) and the bundle hold every Event.
 func TestListPagination(t *testing.T) {
 	h := Shared(t)
-	ns := "rw-pages"
+	ns := UniqueName("rw-pages")
 	newMiniCluster(t, h, ns, miniOptions{})
 	ctx := context.Background()
 	pod, err := h.Client.CoreV1().Pods(ns).Get(ctx, "mini-compute-0", metav1.GetOptions{})

@@ -24,7 +24,7 @@ func TestForbiddenResource(t *testing.T) {
 	} {
 		t.Run(tc.resource, func(t *testing.T) {
 			h := Shared(t)
-			ns := "rw-no-" + tc.resource
+			ns := UniqueName("rw-no-" + tc.resource)
 			m := newMiniCluster(t, h, ns, miniOptions{})
 			c := h.Collector(t, ns, func(r *RBAC) {
 				var rules []rbacv1.PolicyRule
@@ -87,11 +87,12 @@ func TestForbiddenResource(t *testing.T) {
 
 // TestAPIServerKilled: the API server dies (SIGKILL) while the collector
 // streams a log (the kubelet stand-in holds it open). The collector must
-// finish in bounded time with a valid bundle: what it had is kept, and
-// every step after is recorded as failed, not hung.
+// finish in bounded time with a valid bundle: what it had is kept, the log
+// in flight as far as it arrived, and every step after is recorded as
+// failed, not hung.
 func TestAPIServerKilled(t *testing.T) {
 	h := Start(t, Options{})
-	ns := "rw-killed"
+	ns := UniqueName("rw-killed")
 	m := newMiniCluster(t, h, ns, miniOptions{holdLog: "mini-meta-0/meta"})
 	c := h.Collector(t, ns, nil)
 	r := c.Start(t, append([]string{"--skip", "sql", "--call-timeout", "10s"}, QuickMetrics...)...)
@@ -100,6 +101,9 @@ func TestAPIServerKilled(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("the collector never asked for the held log")
 	}
+	// The API server passes the held 64 KiB on in 4 KiB pieces; give them
+	// a moment to reach the collector before the server dies.
+	time.Sleep(time.Second)
 	killedAt := time.Now()
 	h.Kill()
 	t.Logf("kube-apiserver killed while the log of mini-meta-0 streamed")
@@ -124,29 +128,15 @@ func TestAPIServerKilled(t *testing.T) {
 	if !run.Manifest.HasFile("kubernetes/pods.json") {
 		t.Error("pods.json, listed before the kill, is missing")
 	}
-	var metaLog string
-	for _, f := range run.Manifest.Files {
-		if f.Path == "logs/mini-meta-0/meta.log" {
-			metaLog = f.Error
-		}
-	}
-	metaErr := ""
-	for _, e := range run.Manifest.Errors {
-		if e.Target == "mini-meta-0/meta" {
-			metaErr = e.Error
-		}
-	}
-	if metaErr != "" {
-		// What arrived before the kill (64 KiB) is dropped: the broken
-		// stream is retried from the start, the retries are refused, and
-		// the failure is recorded without the first attempt's bytes.
-		t.Logf("the held log is recorded as failed; the bytes that had arrived are not kept")
-	}
-	if metaLog == "" && metaErr == "" {
-		t.Errorf("the log streaming when the server died is neither partial nor recorded as failed: files %+v errors %+v", run.Manifest.Files, run.Manifest.Errors)
-	}
-	if len(run.Manifest.Errors) == 0 {
-		t.Error("no step recorded as failed after the API server died")
+	// What arrived before the kill is kept, marked broken, though every
+	// retry is refused (collect/logs.go keeps an attempt's bytes until a
+	// retry brings its own).
+	if f := run.Manifest.File("logs/mini-meta-0/meta.log"); f == nil || f.Error == "" {
+		t.Errorf("the held log: %+v; want the bytes that arrived, with the error that broke it (errors: %+v)", f, run.Manifest.Errors)
+	} else if got := readFile(t, run.Dir, f.Path); got == "" || !strings.HasPrefix(m.kubelet.heldBody, got) {
+		t.Errorf("the held log holds %d bytes, not a beginning of the %d the kubelet sent", len(got), len(m.kubelet.heldBody))
+	} else {
+		t.Logf("the held log: %d bytes kept, error %q", f.Size, firstLine(f.Error))
 	}
 	for _, e := range run.Manifest.Errors {
 		t.Logf("recorded: %s %s: %s", e.Step, e.Target, e.Error)
@@ -158,7 +148,7 @@ func TestAPIServerKilled(t *testing.T) {
 // incomplete and exits 130.
 func TestInterrupted(t *testing.T) {
 	h := Shared(t)
-	ns := "rw-interrupted"
+	ns := UniqueName("rw-interrupted")
 	m := newMiniCluster(t, h, ns, miniOptions{holdLog: "mini-meta-0/meta"})
 	c := h.Collector(t, ns, nil)
 	r := c.Start(t, append([]string{"--skip", "sql"}, QuickMetrics...)...)

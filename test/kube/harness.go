@@ -470,6 +470,27 @@ func (h *Harness) Namespace(t testing.TB, name string) {
 	}
 }
 
+var names struct {
+	sync.Mutex
+	used map[string]int
+}
+
+// UniqueName is base the first time, then base-2, base-3, ...: namespaces
+// are never deleted here (no namespace controller), so a test run again in
+// the same binary (-test.count) needs new ones.
+func UniqueName(base string) string {
+	names.Lock()
+	defer names.Unlock()
+	if names.used == nil {
+		names.used = map[string]int{}
+	}
+	names.used[base]++
+	if n := names.used[base]; n > 1 {
+		return fmt.Sprintf("%s-%d", base, n)
+	}
+	return base
+}
+
 // freePort asks the kernel for a free TCP port on host.
 func freePort(host string) (int, error) {
 	l, err := net.Listen("tcp", net.JoinHostPort(host, "0"))
