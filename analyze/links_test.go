@@ -3,8 +3,6 @@ package analyze
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -50,14 +48,7 @@ rules:
 		{"cause after", "2026-11-30T10:00:00Z ERROR x: killed\n2026-11-30T10:05:00Z  INFO x: backfill started\n", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			p := filepath.Join(dir, "logs", "rw-compute-0", "compute.log")
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(tc.log), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := writeBundleDir(t, map[string]string{"logs/rw-compute-0/compute.log": tc.log})
 			rep, err := Analyze(context.Background(), dir, rules, bundle.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -163,15 +154,6 @@ rules:
 	if err != nil {
 		t.Fatal(err)
 	}
-	write := func(t *testing.T, dir, pod, text string) {
-		p := filepath.Join(dir, "logs", pod, "compute.log")
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
 	const hot = "2026-11-30T10:00:00Z  WARN x: large rows matched for join key\n"
 	const stuck = "2026-11-30T10:05:00Z ERROR x: stuck\n"
 	for _, tc := range []struct {
@@ -185,10 +167,11 @@ rules:
 		{"prefix is not the pod", map[string]string{"rw-compute-10": hot, "rw-compute-1": stuck}, false, "[]"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
+			files := map[string]string{}
 			for pod, text := range tc.files {
-				write(t, dir, pod, text)
+				files["logs/"+pod+"/compute.log"] = text
 			}
+			dir := writeBundleDir(t, files)
 			rep, err := Analyze(context.Background(), dir, rules, bundle.Options{})
 			if err != nil {
 				t.Fatal(err)
@@ -283,14 +266,7 @@ rules:
 		{"alone", "2026-11-30T10:01:00Z  WARN x: recovery start\n", SeverityCritical},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir := t.TempDir()
-			p := filepath.Join(dir, "logs", "rw-meta-0", "meta.log")
-			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(p, []byte(tc.log), 0o644); err != nil {
-				t.Fatal(err)
-			}
+			dir := writeBundleDir(t, map[string]string{"logs/rw-meta-0/meta.log": tc.log})
 			rep, err := Analyze(context.Background(), dir, rules, bundle.Options{})
 			if err != nil {
 				t.Fatal(err)
