@@ -85,7 +85,8 @@ func chainEntries(fs []Finding, hist map[string]*MetricHistory) []TimelineEntry 
 			continue
 		}
 		at, _ := evidenceSpan(f.Evidence)
-		if h := hist[f.Fingerprint]; h != nil && !h.FirstHeld.IsZero() {
+		h := hist[f.Fingerprint]
+		if h != nil && !h.FirstHeld.IsZero() {
 			at = h.FirstHeld
 		}
 		if at.IsZero() {
@@ -115,8 +116,18 @@ func chainEntries(fs []Finding, hist map[string]*MetricHistory) []TimelineEntry 
 			cur = next
 		}
 		e.Text = b.String()
-		if ev := firstTimedEvidence(f.Evidence); ev != nil {
+		switch ev := firstTimedEvidence(f.Evidence); {
+		case h != nil && !h.FirstHeld.IsZero() && h.FirstPath != "":
+			e.Path = h.FirstPath // the scrape behind the moment it first held
+		case ev != nil:
 			e.Path, e.Line = ev.Path, ev.Line
+		default:
+			for _, ev := range f.Evidence {
+				if ev.Path != "" {
+					e.Path, e.Line = ev.Path, ev.Line
+					break
+				}
+			}
 		}
 		out = append(out, e)
 	}
@@ -132,11 +143,12 @@ func hasCause(f *Finding) bool {
 	return false
 }
 
-// firstTimedEvidence is the earliest evidence item that has a time.
+// firstTimedEvidence is the earliest evidence item that has a time and
+// a path (a metric aggregated over pods has none).
 func firstTimedEvidence(es []Evidence) *Evidence {
 	var first *Evidence
 	for i := range es {
-		if es[i].Time.IsZero() {
+		if es[i].Time.IsZero() || es[i].Path == "" {
 			continue
 		}
 		if first == nil || es[i].Time.Before(first.Time) {

@@ -97,7 +97,7 @@ func TestChainEntries(t *testing.T) {
 			Links:    []Link{link("explains", "restart", "meta-0", "m")}},
 		{Rule: "lonely", Subject: "x", Fingerprint: "l", Status: StatusFiring, Evidence: []Evidence{{Time: at(1)}}},
 	}
-	es := chainEntries(fs, map[string]*MetricHistory{"m": {FirstHeld: at(8)}})
+	es := chainEntries(fs, map[string]*MetricHistory{"m": {FirstHeld: at(8), FirstPath: "metrics/meta-0/1.prom"}})
 	if len(es) != 2 {
 		t.Fatalf("got %d chain entries, want 2 (replay, restart): %+v", len(es), es)
 	}
@@ -106,7 +106,8 @@ func TestChainEntries(t *testing.T) {
 		strings.Join(e.CausedBy, ",") != "m,s" || e.Source != SourceChain || e.Level != "WARN" {
 		t.Errorf("replay's chain entry = %+v", e)
 	}
-	if e := es[1]; e.Text != "restart (meta-0) <- likely caused by store (cluster)" || !e.Time.Equal(at(8)) || e.Pod != "meta-0" || e.Level != "ERROR" {
+	if e := es[1]; e.Text != "restart (meta-0) <- likely caused by store (cluster)" || !e.Time.Equal(at(8)) || e.Pod != "meta-0" || e.Level != "ERROR" ||
+		e.Path != "metrics/meta-0/1.prom" || e.Line != 0 {
 		t.Errorf("restart's chain entry (first held from its metric history) = %+v", e)
 	}
 
