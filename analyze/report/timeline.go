@@ -124,8 +124,10 @@ func writeTimelineText(w io.Writer, tl *analyze.Timeline, o Options) error {
 			default:
 				p.printf("    %s\n", ShortenLogText(text, p.width-4))
 			}
-			from := "(" + sanitizeText(e.Location(), false) + ")"
-			p.printf("%s%s\n", strings.Repeat(" ", stackedIndent(utf8.RuneCountInString(from), p.width)), from)
+			if loc := e.Location(); loc != "" {
+				from := "(" + sanitizeText(loc, false) + ")"
+				p.printf("%s%s\n", strings.Repeat(" ", stackedIndent(utf8.RuneCountInString(from), p.width)), from)
+			}
 		}
 	}
 	p.printf("\n%d %s.\n", len(tl.Entries), english.Plural(len(tl.Entries), "entry", "entries"))
