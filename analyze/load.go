@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,10 +11,13 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"text/template"
 	"time"
 
@@ -132,6 +136,14 @@ func LoadFS(fsys fs.FS, prefix string) ([]*Rule, error) {
 }
 
 func loadFS(fsys fs.FS, prefix string) (rules []*Rule, probs, warns Problems) {
+	type ruleFile struct {
+		name  string
+		data  []byte
+		rules []*Rule
+		warns Problems
+		err   error
+	}
+	var files []*ruleFile
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() || !isYAML(p) {
 			return err
@@ -140,17 +152,62 @@ func loadFS(fsys fs.FS, prefix string) (rules []*Rule, probs, warns Problems) {
 		if err != nil {
 			return err
 		}
-		rs, ws, err := parseRules(prefix+p, data)
-		rules = append(rules, rs...)
-		warns = append(warns, ws...)
-		probs = appendProblems(probs, err)
+		// A rule test holds no rules: parseRules would parse it whole to
+		// find that out. `rwdiag rules test` (ruletest.go) reads them.
+		if topLevelKind(data) == KindRuleTest {
+			return nil
+		}
+		files = append(files, &ruleFile{name: prefix + p, data: data})
 		return nil
 	})
+	// Files are independent: parse and compile them on every core, and
+	// gather the results in the walk's order, so that rules, problems and
+	// warnings come out as they would one file after another.
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(files)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := next.Add(1) - 1; i < int64(len(files)); i = next.Add(1) - 1 {
+				f := files[i]
+				f.rules, f.warns, f.err = parseRules(f.name, f.data)
+			}
+		}()
+	}
+	wg.Wait()
+	for _, f := range files {
+		rules = append(rules, f.rules...)
+		warns = append(warns, f.warns...)
+		probs = appendProblems(probs, f.err)
+	}
 	if err != nil {
 		probs = append(probs, &Problem{File: prefix, Msg: err.Error()})
 	}
 	probs = append(probs, duplicateIDs(rules)...)
 	return rules, probs, warns
+}
+
+// topLevelKind is the value of a file's first top-level "kind:" line, found
+// without parsing the YAML (to skip rule tests); "" when there is none.
+func topLevelKind(data []byte) string {
+	for len(data) > 0 {
+		line := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			line, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		v, ok := bytes.CutPrefix(line, []byte("kind:"))
+		if !ok {
+			continue
+		}
+		if i := bytes.Index(v, []byte(" #")); i >= 0 {
+			v = v[:i]
+		}
+		return strings.Trim(string(v), "\"' \t\r")
+	}
+	return ""
 }
 
 // Merge lays extra rules over base ones: a rule with the same id replaces

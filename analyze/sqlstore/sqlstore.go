@@ -10,6 +10,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -72,6 +74,11 @@ type Store struct {
 	read   int64                 // CSV bytes read by LoadCSV, for MaxTotalBytes
 	conn   *sql.Conn             // the one connection: the in-memory database lives as long as it does
 	tables map[string]*TableInfo // by lower-cased name, as SQLite compares them
+	// missing memoises MissingTables by query; loading a table clears it.
+	// The rules ask the same queries again (a fallback shared by several
+	// signals), and each answer costs SQLite many prepares and schema
+	// changes.
+	missing map[string][]string
 }
 
 // NewStore returns an empty store with the default limits.
@@ -146,6 +153,7 @@ func (s *Store) LoadCSV(name, path string, r io.Reader) error {
 	if t, ok := s.tables[strings.ToLower(name)]; ok {
 		return fmt.Errorf("load %s: table %q already loaded from %s", path, name, t.Path)
 	}
+	clear(s.missing)
 
 	l := s.limits
 	budget, budgetName := l.MaxFileBytes, "MaxFileBytes"
@@ -672,13 +680,29 @@ func (s *Store) MissingTables(query string) []string {
 	if s.conn == nil {
 		return nil
 	}
+	if m, ok := s.missing[query]; ok {
+		return slices.Clone(m)
+	}
+	m, ok := s.missingTables(query)
+	if ok {
+		if s.missing == nil {
+			s.missing = map[string][]string{}
+		}
+		s.missing[query] = m
+	}
+	return slices.Clone(m)
+}
+
+// missingTables is MissingTables' prepare-and-patch loop, run with s.mu
+// held; ok is false when it could not start (a transaction refused).
+func (s *Store) missingTables(query string) (missing []string, ok bool) {
 	ctx := context.Background()
 	if _, err := s.conn.ExecContext(ctx, "BEGIN"); err != nil {
-		return nil
+		return nil, false
 	}
 	defer s.conn.ExecContext(ctx, "ROLLBACK")
 
-	var missing, standIns []string
+	var standIns []string
 	seen := map[string]bool{}
 	last := ""
 	for range maxMissingRounds {
@@ -726,7 +750,7 @@ func (s *Store) MissingTables(query string) []string {
 		}
 		break
 	}
-	return missing
+	return missing, true
 }
 
 // Check checks a query when rules are loaded, before any table exists: it
@@ -737,12 +761,10 @@ func Check(query string) error {
 	if err := checkReadOnly(query); err != nil {
 		return err
 	}
-	db, err := sql.Open("sqlite", sqlDSN)
+	db, err := checkDB()
 	if err != nil {
 		return fmt.Errorf("open sqlite: %w", err)
 	}
-	defer db.Close()
-	db.SetMaxOpenConns(1)
 	st, err := db.PrepareContext(context.Background(), query)
 	if err == nil {
 		return st.Close()
@@ -753,6 +775,21 @@ func Check(query string) error {
 	}
 	return sqlError(err)
 }
+
+// checkDB is the empty database Check prepares queries in, opened once: its
+// connections (each its own empty in-memory database) are kept for the next
+// rule, since opening one costs more than preparing a query. Nothing is
+// ever executed in it.
+var checkDB = sync.OnceValues(func() (*sql.DB, error) {
+	db, err := sql.Open("sqlite", sqlDSN)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxIdleConns(runtime.GOMAXPROCS(0))
+	db.SetConnMaxLifetime(0)
+	db.SetConnMaxIdleTime(0)
+	return db, nil
+})
 
 // checkReadOnly refuses anything but one SELECT, WITH ... SELECT or VALUES
 // statement, with a clearer message than SQLite's authorizer would give.

@@ -387,6 +387,31 @@ func TestSQLStoreMissingTables(t *testing.T) {
 	}
 }
 
+// MissingTables remembers its answers until a table is loaded, and a
+// caller cannot change what it remembers.
+func TestSQLStoreMissingTablesMemo(t *testing.T) {
+	s := newSQLTestStore(t, "rw_actors")
+	q := "SELECT w.host, a.actor_id FROM rw_actors a JOIN rw_worker_nodes w ON a.worker_id = w.id"
+	for range 2 {
+		got := s.MissingTables(q)
+		if !reflect.DeepEqual(got, []string{"rw_worker_nodes"}) {
+			t.Fatalf("MissingTables = %q, want rw_worker_nodes", got)
+		}
+		got[0] = "changed"
+	}
+	f, err := os.Open(filepath.Join("testdata", "rw_worker_nodes.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := s.LoadCSV("rw_worker_nodes", "sql/rw_worker_nodes.csv", f); err != nil {
+		t.Fatal(err)
+	}
+	if got := s.MissingTables(q); got != nil {
+		t.Errorf("after loading rw_worker_nodes: MissingTables = %q, want none", got)
+	}
+}
+
 func TestCheckSQL(t *testing.T) {
 	tests := []struct {
 		query   string
