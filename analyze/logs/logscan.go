@@ -119,10 +119,10 @@ type Scanner struct {
 	files []FileStats // see Files
 
 	// Block scanning (see logblock.go).
-	block  []byte
-	spans  []lineSpan
-	groups []gateGroup
-	freq   byteFreq
+	jobsMade []*blockJob // at most pipelineBlocks, reused from file to file
+	freeJobs []*blockJob // those not in flight
+	groups   []gateGroup
+	freq     byteFreq
 }
 
 type ksState int
