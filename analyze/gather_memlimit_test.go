@@ -1,0 +1,50 @@
+package analyze
+
+import (
+	"math"
+	"os"
+	"runtime/debug"
+	"testing"
+)
+
+// The reading's soft memory limit is set only when none is, and the
+// previous state comes back after reading.
+func TestReadingMemoryLimit(t *testing.T) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT is set: the reading leaves the limit to it")
+	}
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+
+	restore := limitReadingMemory()
+	if got := debug.SetMemoryLimit(-1); got != readingMemoryLimit {
+		t.Errorf("while reading: limit %d, want %d", got, readingMemoryLimit)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("after reading: limit %d, want none (%d)", got, int64(math.MaxInt64))
+	}
+
+	// A limit set by the user (GOMEMLIMIT) or the program is left alone.
+	debug.SetMemoryLimit(1 << 30)
+	restore = limitReadingMemory()
+	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
+		t.Errorf("with a limit set: limit %d while reading, want 1 GiB", got)
+	}
+	restore()
+	if got := debug.SetMemoryLimit(-1); got != 1<<30 {
+		t.Errorf("with a limit set: limit %d after reading, want 1 GiB", got)
+	}
+}
+
+// GOMEMLIMIT=off is the user's choice too: no limit is set.
+func TestReadingMemoryLimitOff(t *testing.T) {
+	t.Setenv("GOMEMLIMIT", "off")
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	restore := limitReadingMemory()
+	defer restore()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("GOMEMLIMIT=off: limit %d while reading, want none", got)
+	}
+}
