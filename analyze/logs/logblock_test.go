@@ -173,6 +173,7 @@ func TestLogScanBlocksSameAsLines(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	text := lsBenchLog(logBlockBytes + 40<<10)
 	longLine := "INFO x: " + strings.Repeat("y", logBlockBytes+100) + " Starting compute node"
+	many := lsBenchLog((pipelineBlocks + 2) * logBlockBytes)
 	cutLine := "INFO x: Starting compute node " + strings.Repeat("z", bundle.DefaultMaxLineBytes+10) + " recovery start!"
 	sets := []struct {
 		name string
@@ -186,6 +187,11 @@ func TestLogScanBlocksSameAsLines(t *testing.T) {
 		{"text-then-json", append(slices0(text[:20<<10]), lsBenchJSON(text[:200<<10])...)},
 		{"long-line", []byte("INFO a: Starting compute node\n" + longLine + "\nINFO b: Starting compute node\n")},
 		{"long-line-late", append(slices0(text), []byte(longLine+"\n"+cutLine+"\nrecovery start!")...)},
+		// More blocks than are in flight at once (pipelineBlocks): buffers
+		// are reused while earlier blocks are searched; then a line longer
+		// than a block after them.
+		{"many-blocks", many},
+		{"many-blocks-long-line", append(slices0(many), []byte(longLine+"\nrecovery start!\n")...)},
 		{"no-final-newline", []byte("a\nrecovery start!\r")},
 		{"gate-at-end", []byte("a\nINFO x: Starting compute node")},
 		{"final-crlf", []byte("a\r\nrecovery start!\r\n")},
