@@ -55,6 +55,8 @@ type Gathered struct {
 	// --max-total-bytes, an interruption); "" when it was read to its end.
 	stopped      string
 	manifestSeen bool // a manifest.json entry was met, readable or not
+
+	restoreMemory func() // undoes limitReadingMemory, at Close
 }
 
 // problem records something that could not be read.
@@ -74,7 +76,8 @@ func Gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 }
 
 // readingMemoryLimit is the Go runtime's soft memory limit while a bundle
-// is read, when nothing else set one (GOMEMLIMIT, or the program): the
+// is read and its evidence evaluated (from Gather to Close), when nothing
+// else set one (GOMEMLIMIT, or the program): the
 // reading's garbage (decoded chunks, scrapes, copies of entries) is made
 // at the speed of decompression, and with GOGC alone the heap, and the
 // pages the runtime keeps after it, reach twice the live heap. Under the
@@ -97,9 +100,10 @@ func limitReadingMemory() (restore func()) {
 }
 
 func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options, extra GatherOptions) (*Gathered, error) {
-	defer limitReadingMemory()()
+	restore := limitReadingMemory() // until Close: evaluation allocates too
 	r, err := bundle.Open(path, opts)
 	if err != nil {
+		restore()
 		return nil, err
 	}
 	defer r.Close()
@@ -126,19 +130,21 @@ func gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 	}
 	sqlStore, err := sqlstore.NewStore()
 	if err != nil {
+		restore()
 		return nil, err
 	}
 	ev := &Gathered{
-		Info:       BundleInfo{Path: path, Archive: r.Format().String(), HandMade: true},
-		Metrics:    metrics.NewStore(names),
-		SQL:        sqlStore,
-		Kube:       kube.NewStore(),
-		Logs:       logs.NewScanner(queries),
-		containers: map[string][]string{},
-		kinds:      map[bundle.Kind]int{},
-		tap:        newTimelineTap(extra.Timeline),
-		needTree:   needTree,
-		unreadable: map[string]string{},
+		restoreMemory: restore,
+		Info:          BundleInfo{Path: path, Archive: r.Format().String(), HandMade: true},
+		Metrics:       metrics.NewStore(names),
+		SQL:           sqlStore,
+		Kube:          kube.NewStore(),
+		Logs:          logs.NewScanner(queries),
+		containers:    map[string][]string{},
+		kinds:         map[bundle.Kind]int{},
+		tap:           newTimelineTap(extra.Timeline),
+		needTree:      needTree,
+		unreadable:    map[string]string{},
 	}
 	problem := ev.problem
 	for {
@@ -468,6 +474,10 @@ func normalizeVersion(s string) string {
 
 // Close releases the SQL database.
 func (ev *Gathered) Close() error {
+	if ev.restoreMemory != nil {
+		ev.restoreMemory()
+		ev.restoreMemory = nil
+	}
 	if ev.SQL != nil {
 		return ev.SQL.Close()
 	}

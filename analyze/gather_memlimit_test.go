@@ -1,10 +1,13 @@
 package analyze
 
 import (
+	"context"
 	"math"
 	"os"
 	"runtime/debug"
 	"testing"
+
+	"github.com/rwdiag/rwdiag/bundle"
 )
 
 // The reading's soft memory limit is set only when none is, and the
@@ -46,5 +49,33 @@ func TestReadingMemoryLimitOff(t *testing.T) {
 	defer restore()
 	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
 		t.Errorf("GOMEMLIMIT=off: limit %d while reading, want none", got)
+	}
+}
+
+// The limit lasts from Gather to Close: the evaluation between them
+// allocates too.
+func TestReadingMemoryLimitUntilClose(t *testing.T) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT is set: the reading leaves the limit to it")
+	}
+	prev := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prev)
+	ev, err := Gather(context.Background(), "../samples/handmade-minimal", nil, bundle.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := debug.SetMemoryLimit(-1); got != readingMemoryLimit {
+		t.Errorf("after Gather: limit %d, want %d", got, readingMemoryLimit)
+	}
+	ev.Close()
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("after Close: limit %d, want none", got)
+	}
+	ev.Close() // twice: no harm
+	if _, err := Gather(context.Background(), "no/such/bundle", nil, bundle.Options{}); err == nil {
+		t.Fatal("Gather of a missing bundle: no error")
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("after a failed Gather: limit %d, want none", got)
 	}
 }
