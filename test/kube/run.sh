@@ -24,11 +24,9 @@ if [ "$(id -u)" != 0 ]; then
 	echo "run.sh: run as root: the tests need a network namespace of their own (unshare -n) and may install etcd" >&2
 	exit 2
 fi
-for tool in unshare ip; do
-	command -v "$tool" >/dev/null || { echo "run.sh: $tool is missing (util-linux, iproute2)" >&2; exit 2; }
-done
-
 need=()
+command -v ip >/dev/null || need+=(iproute2)
+command -v unshare >/dev/null || need+=(util-linux)
 command -v etcd >/dev/null || need+=(etcd-server)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || command -v initdb >/dev/null || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
@@ -37,6 +35,9 @@ if [ ${#need[@]} -gt 0 ]; then
 	apt-get update -qq
 	apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 fi
+for tool in unshare ip etcd; do
+	command -v "$tool" >/dev/null || { echo "run.sh: $tool is missing (util-linux, iproute2, etcd-server)" >&2; exit 2; }
+done
 
 mkdir -p "$cache"
 t0=$(now)
