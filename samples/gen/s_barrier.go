@@ -97,12 +97,7 @@ func stallAwaitTree(s *Sim, slow *Pod, vwap *Job, stall time.Time) string {
 	}
 	d.rpcs = map[string]*atNode{fmt.Sprintf("%d", 28791): {name: "collect_barrier (epoch " + fmt.Sprint(stuckEpoch) + ")", elapsed: elapsed, long: true}}
 	for _, p := range s.computes() {
-		var running []int
-		for _, a := range s.Cat.actors() {
-			if a.Pod == p {
-				running = append(running, a.ID)
-			}
-		}
+		running := s.Cat.actorIDsOn(p)
 		w := workerState{worker: p.WorkerID, connected: true, graph: 1, running: running}
 		for i := 0; i < 4; i++ {
 			e := epochAt(stall.Truncate(time.Second).Add(time.Duration(i) * time.Second))

@@ -100,12 +100,7 @@ func buildHealthyBusy(s *Sim) {
 			}
 		}
 		for _, p := range s.computes() {
-			var running []int
-			for _, a := range s.Cat.actors() {
-				if a.Pod == p {
-					running = append(running, a.ID)
-				}
-			}
+			running := s.Cat.actorIDsOn(p)
 			ep := epochAt(now.Add(-sec(1)).Truncate(time.Second))
 			d.workers = append(d.workers, workerState{worker: p.WorkerID, connected: true, graph: 1, running: running,
 				epochs: []epochState{{epoch: ep, collected: true}}})

@@ -157,12 +157,7 @@ func joinStallAwaitTree(s *Sim, slow *Pod, job *Job, hot *Actor, stall time.Time
 		}
 	}
 	for _, p := range s.computes() {
-		var running []int
-		for _, a := range s.Cat.actors() {
-			if a.Pod == p {
-				running = append(running, a.ID)
-			}
-		}
+		running := s.Cat.actorIDsOn(p)
 		w := workerState{worker: p.WorkerID, connected: true, graph: 1, running: running}
 		for i := 0; i < 4; i++ {
 			e := epochAt(stall.Truncate(time.Second).Add(time.Duration(i) * time.Second))

@@ -95,12 +95,7 @@ func buildSinkBlockage(s *Sim) {
 			d.actors[a.ID] = root
 		}
 		for _, p := range s.computes() {
-			var running []int
-			for _, a := range s.Cat.actors() {
-				if a.Pod == p {
-					running = append(running, a.ID)
-				}
-			}
+			running := s.Cat.actorIDsOn(p)
 			w := workerState{worker: p.WorkerID, connected: true, graph: 1, running: running}
 			var mine []int
 			for _, a := range sinkFrag.actorsOn(p) {

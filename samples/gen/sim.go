@@ -551,6 +551,17 @@ func (c *Catalog) fragments() []*Fragment {
 }
 
 // actors returns every actor, in id order, cached like fragments.
+// actorIDsOn are the ids of the actors running on pod p, in catalog order.
+func (c *Catalog) actorIDsOn(p *Pod) []int {
+	var ids []int
+	for _, a := range c.actors() {
+		if a.Pod == p {
+			ids = append(ids, a.ID)
+		}
+	}
+	return ids
+}
+
 func (c *Catalog) actors() []*Actor {
 	if c.acts != nil {
 		return c.acts

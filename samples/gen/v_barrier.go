@@ -156,12 +156,7 @@ func (s *Sim) barrierAwait(slow *Pod, hot *Job, stall time.Time) string {
 			root.long = true
 			d.rpcs[fmt.Sprintf("%s:5688 - %d", p.IP, i+3)] = root
 		}
-		var running []int
-		for _, a := range s.Cat.actors() {
-			if a.Pod == p {
-				running = append(running, a.ID)
-			}
-		}
+		running := s.Cat.actorIDsOn(p)
 		w := vworker{id: p.WorkerID, connected: true, running: running, graph: 1}
 		if s.Shape.Await == awaitV3_0Dashboard {
 			w.graph = 1
