@@ -20,17 +20,26 @@
 # analyze run's findings (rule, subject, status) are those of
 # samples/compound-incident, whose incident the large bundles carry.
 #
+# First, start-up: `rwdiag analyze samples/handmade-minimal --format json` (a
+# 92 KB directory), STARTUP_RUNS times (default 40, 10 in quick mode), the
+# default build and the analysis-only build (-tags nocollect) taking turns;
+# median wall time (date +%s%N around GNU time, so it includes GNU time's own
+# fork and exec, about 1 ms), median CPU time, largest peak RSS.
+#
 # Targets (issue 14), checked at 2 GiB and larger (every size in quick mode):
 #   Cf/Zf <= 0.6, Cs/Zs <= 1.3, Cs+busy/Zs+busy <= 1.3, Cg/G <= 1.3;
 #   peak RSS of every analyze run <= 150 MiB, and flat: at the largest size
-#   within 15% of the smallest; the same findings at every size.
+#   within 15% of the smallest; the same findings at every size;
+#   start-up of the default build <= 20 ms and <= 30 MiB (the analysis-only
+#   build's figures are printed beside it, not checked).
 # It exits 1 when a target is missed, printing which.
 #
 #   bench/analyze.sh                  # 512MiB, 2GiB and 8GiB, 5 rounds each
 #   QUICK=1 bench/analyze.sh          # 512MiB, 1 round: to try it out
 #   SIZES="2GiB" REPEAT=3 bench/analyze.sh
+#   SIZES=none bench/analyze.sh       # start-up only
 #
-# Environment: SIZES, REPEAT (rounds, default 5), QUICK=1, BUSY=0 (skip the
+# Environment: SIZES, REPEAT (rounds, default 5), STARTUP_RUNS, QUICK=1, BUSY=0 (skip the
 # busy cases), BENCH_DIR (work directory, default /tmp/rwdiag-bench/analyze), KEEP=1
 # (keep the bundles there for the next run; otherwise the work directory is
 # deleted at the end).
@@ -47,6 +56,7 @@ else
 	sizes=${SIZES:-512MiB 2GiB 8GiB}
 	repeat=${REPEAT:-5}
 fi
+[[ $sizes == none ]] && sizes="" # start-up only
 busy=${BUSY:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
@@ -72,6 +82,7 @@ echo "building (release flags) ..." >&2
 (
 	cd "$root"
 	go build -trimpath -ldflags='-s -w' -o "$work/bin/rwdiag" .
+	go build -tags nocollect -trimpath -ldflags='-s -w' -o "$work/bin/rwdiag-nocollect" .
 	go build -trimpath -ldflags='-s -w' -o "$work/bin/gen" ./samples/gen
 	go build -trimpath -ldflags='-s -w' -o "$work/bin/pack" ./bench/pack
 	go build -o "$work/bin/findings" ./bench/findings
@@ -143,6 +154,54 @@ over() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 : >"$work/runs"
 : >"$work/table"
 : >"$work/misses"
+
+# startup NAME BINARY: one timed run of the small sample's analysis, appended
+# to $work/startup as "NAME wall_ms max_rss_kib cpu_ms".
+startup() {
+	local t0 t1
+	t0=$(date +%s%N)
+	/usr/bin/time -f '%M %U %S' -o "$work/time.txt" "$2" analyze "$root/samples/handmade-minimal" --format json --fail-on never >/dev/null 2>"$work/err.txt" || {
+		echo "analyze.sh: start-up run of $1 failed:" >&2
+		cat "$work/err.txt" >&2
+		exit 1
+	}
+	t1=$(date +%s%N)
+	awk -v n="$1" -v w="$(((t1 - t0) / 1000))" '{ printf "%s %.1f %d %.0f\n", n, w / 1000, $1, ($2 + $3) * 1000 }' "$work/time.txt" >>"$work/startup"
+}
+smedian() { # NAME FIELD
+	awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$work/startup" | sort -n |
+		awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.1f\n", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+smax() { awk -v n="$1" -v f="$2" '$1 == n && $f > m { m = $f } END { print m + 0 }' "$work/startup"; }
+if [[ ${QUICK:-0} == 1 ]]; then
+	startup_runs=${STARTUP_RUNS:-10}
+else
+	startup_runs=${STARTUP_RUNS:-40}
+fi
+: >"$work/startup"
+: >"$work/startup.table"
+echo "measuring start-up ($startup_runs runs of each build) ..." >&2
+startup_load_before=$(cut -d' ' -f1-3 /proc/loadavg)
+for ((i = 0; i < 3; i++)); do # warm the page cache
+	startup warm "$work/bin/rwdiag"
+	startup warm "$work/bin/rwdiag-nocollect"
+done
+for ((i = 1; i <= startup_runs; i++)); do
+	startup default "$work/bin/rwdiag"
+	startup nocollect "$work/bin/rwdiag-nocollect"
+done
+startup_load_after=$(cut -d' ' -f1-3 /proc/loadavg)
+for b in default nocollect; do
+	printf '| %s | %s ms (%s-%s) | %s ms | %d MiB | %s / %s |\n' "$b" "$(smedian "$b" 2)" \
+		"$(awk -v n="$b" '$1 == n { print $2 }' "$work/startup" | sort -n | head -1)" "$(smax "$b" 2)" \
+		"$(smedian "$b" 4)" "$(($(smax "$b" 3) / 1024))" "$startup_load_before" "$startup_load_after" >>"$work/startup.table"
+done
+if over "$(smedian default 2)" 20; then
+	echo "MISSED: start-up: rwdiag analyze samples/handmade-minimal took $(smedian default 2) ms (median), target at most 20 ms" >>"$work/misses"
+fi
+if (($(smax default 3) > 30 * 1024)); then
+	echo "MISSED: start-up: rwdiag analyze samples/handmade-minimal peaked at $(($(smax default 3) / 1024)) MiB RSS, target at most 30 MiB" >>"$work/misses"
+fi
 first_rss="" last_rss="" first_size="" last_size=""
 for size in $sizes; do
 	b="$work/bench-$size"
@@ -208,14 +267,22 @@ for size in $sizes; do
 done
 
 echo
-echo "rwdiag analyze (C) vs decompression (Z: zstd -dc, G: gzip -dc); bundles packed by rwdiag's writer (f), tar | zstd -3 (s), tar | $gz (g)"
-echo "$(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); median wall time of $repeat rounds (range),"
-echo "median CPU time (user+sys); peak RSS the largest of the runs; load averages (1, 5, 15 min) before and after the size's rounds"
+echo "Start-up: rwdiag analyze samples/handmade-minimal --format json, $startup_runs runs of each build taking turns"
 echo
-echo "| size | case | C wall | Z or G wall | ratio | target | CPU C / Z or G | C peak RSS | load before / after |"
-echo "|---|---|---|---|---|---|---|---|---|"
-cat "$work/table"
+echo "| build | wall median (range) | CPU median | peak RSS | load before / after |"
+echo "|---|---|---|---|---|"
+cat "$work/startup.table"
 echo
+if [[ -n $sizes ]]; then
+	echo "rwdiag analyze (C) vs decompression (Z: zstd -dc, G: gzip -dc); bundles packed by rwdiag's writer (f), tar | zstd -3 (s), tar | $gz (g)"
+	echo "$(nproc) cores, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1); median wall time of $repeat rounds (range),"
+	echo "median CPU time (user+sys); peak RSS the largest of the runs; load averages (1, 5, 15 min) before and after the size's rounds"
+	echo
+	echo "| size | case | C wall | Z or G wall | ratio | target | CPU C / Z or G | C peak RSS | load before / after |"
+	echo "|---|---|---|---|---|---|---|---|---|"
+	cat "$work/table"
+	echo
+fi
 if [[ $last_size != "$first_size" ]] && awk -v a="$first_rss" -v b="$last_rss" 'BEGIN { exit !(b > 1.15 * a) }'; then
 	echo "MISSED: peak RSS not flat: $last_rss MiB at $last_size, $first_rss MiB at $first_size (target within 15%)" >>"$work/misses"
 fi
@@ -223,4 +290,4 @@ if [[ -s $work/misses ]]; then
 	sort -u "$work/misses"
 	exit 1
 fi
-echo "targets met: Cf/Zf <= 0.6, Cs/Zs and Cg/G <= 1.3 (also with a busy core), peak RSS <= 150 MiB and flat, same findings at every size"
+echo "targets met: Cf/Zf <= 0.6, Cs/Zs and Cg/G <= 1.3 (also with a busy core), peak RSS <= 150 MiB and flat, same findings at every size, start-up <= 20 ms and 30 MiB"
