@@ -419,6 +419,13 @@ func (l *loader) parseKnownIssue(body ast.Node) ([]*Rule, error) {
 		l.probs = append(l.probs, l.yamlProblem(err))
 		return nil, l.probs
 	}
+	l.parsed = &cachedSpec{Kind: KindKnownIssue, Known: &spec}
+	return l.compileKnownIssue(spec)
+}
+
+// compileKnownIssue checks and compiles a known-issue file's parsed form;
+// the problems found so far are the walk's.
+func (l *loader) compileKnownIssue(spec knownIssueSpec) ([]*Rule, error) {
 	walkProblems := len(l.probs)
 	l.rule = spec.ID
 	for _, p := range l.probs {

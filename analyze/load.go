@@ -136,6 +136,12 @@ func LoadFS(fsys fs.FS, prefix string) ([]*Rule, error) {
 }
 
 func loadFS(fsys fs.FS, prefix string) (rules []*Rule, probs, warns Problems) {
+	return loadFSCached(fsys, prefix, true)
+}
+
+// loadFSCached is loadFS; with cached, files whose parsed form was
+// generated ahead (load_cache.go) are not parsed from their YAML.
+func loadFSCached(fsys fs.FS, prefix string, cached bool) (rules []*Rule, probs, warns Problems) {
 	type ruleFile struct {
 		name  string
 		data  []byte
@@ -171,6 +177,12 @@ func loadFS(fsys fs.FS, prefix string) (rules []*Rule, probs, warns Problems) {
 			defer wg.Done()
 			for i := next.Add(1) - 1; i < int64(len(files)); i = next.Add(1) - 1 {
 				f := files[i]
+				if cached {
+					var ok bool
+					if f.rules, f.warns, ok = parseCached(f.name, f.data); ok {
+						continue
+					}
+				}
 				f.rules, f.warns, f.err = parseRules(f.name, f.data)
 			}
 		}()
@@ -357,6 +369,7 @@ func (l *loader) parse(data []byte) ([]*Rule, error) {
 		l.probs = append(l.probs, l.yamlProblem(err))
 		return nil, l.probs
 	}
+	l.parsed = &cachedSpec{Kind: KindRuleSet, RuleSet: &spec}
 	// Name the rule in problems found by walk before the ids were known.
 	for _, p := range l.probs {
 		var i int
@@ -364,6 +377,11 @@ func (l *loader) parse(data []byte) ([]*Rule, error) {
 			p.Rule = spec.Rules[i].ID
 		}
 	}
+	return l.compileRuleSet(spec)
+}
+
+// compileRuleSet checks and compiles a rule set's parsed form.
+func (l *loader) compileRuleSet(spec ruleSetSpec) ([]*Rule, error) {
 	if spec.APIVersion != APIVersion {
 		l.add("", "apiVersion", "must be %q, not %q", APIVersion, spec.APIVersion)
 	}
@@ -427,6 +445,9 @@ type loader struct {
 	// witness bounds the expressions run while loading the file (see
 	// typeWitness).
 	witness *budget
+	// parsed is the file's parsed form, once decoded from YAML: what the
+	// built-in cache stores (load_cache.go).
+	parsed *cachedSpec
 }
 
 func (l *loader) yamlProblem(err error) *Problem {

@@ -680,6 +680,13 @@ func (s *Store) MissingTables(query string) []string {
 	if s.conn == nil {
 		return nil
 	}
+	if len(s.tables) == 0 {
+		// Nothing loaded: the answer depends on the query alone, and may
+		// have been worked out ahead (SetEmptyAnswers).
+		if m, ok := emptyAnswers[query]; ok {
+			return slices.Clone(m)
+		}
+	}
 	if m, ok := s.missing[query]; ok {
 		return slices.Clone(m)
 	}
@@ -691,6 +698,37 @@ func (s *Store) MissingTables(query string) []string {
 		s.missing[query] = m
 	}
 	return slices.Clone(m)
+}
+
+// emptyAnswers are MissingTables' answers on a store with no table loaded,
+// by query, worked out ahead (SetEmptyAnswers).
+var emptyAnswers map[string][]string
+
+// SetEmptyAnswers gives MissingTables the answers it would find on a store
+// with no table loaded, by query, worked out ahead with EmptyAnswer (for
+// the built-in rules' queries, by go generate), so that a bundle without
+// sql/ costs SQLite nothing. Call it before any Store is used (from an
+// init); m is kept, not copied, and must not change.
+func SetEmptyAnswers(m map[string][]string) { emptyAnswers = m }
+
+// EmptyAnswer is what MissingTables answers for query on a store with no
+// table loaded, asked of SQLite (never of SetEmptyAnswers' answers).
+func EmptyAnswer(query string) ([]string, error) {
+	if err := checkReadOnly(query); err != nil {
+		return nil, err
+	}
+	s, err := NewStore()
+	if err != nil {
+		return nil, err
+	}
+	defer s.Close()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	m, ok := s.missingTables(query)
+	if !ok {
+		return nil, errors.New("sqlite refused the transaction")
+	}
+	return m, nil
 }
 
 // missingTables is MissingTables' prepare-and-patch loop, run with s.mu

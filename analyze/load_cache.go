@@ -1,0 +1,78 @@
+package analyze
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/rwdiag/rwdiag/analyze/sqlstore"
+)
+
+// The built-in rule files' parsed form is generated ahead, so that loading
+// them at every start does not parse their YAML (about a fifth of
+// `rwdiag analyze`'s CPU time on a small bundle): load_cache_gen.go holds,
+// per embedded file name, the SHA-256 of the file and its parsed form (the
+// spec and the position of every value) as JSON, and the answers of
+// sqlstore's MissingTables for the rules' SQL queries on a bundle without
+// sql/. A file whose content differs from what was generated is parsed
+// from its YAML as before; TestBuiltinCache fails until the cache is
+// generated again:
+//
+//go:generate go test -run ^TestBuiltinCache$ -update-builtin-cache .
+
+// cachedSpec is a rule file's parsed form: what loader.parse decodes from
+// the YAML before it checks and compiles it.
+type cachedSpec struct {
+	Kind    string
+	RuleSet *ruleSetSpec      `json:",omitempty"`
+	Known   *knownIssueSpec   `json:",omitempty"`
+	Pos     map[string][2]int // loader.pos: YAML path -> line, column
+}
+
+// cachedFile is one generated entry: the file's SHA-256 (hex) and its
+// cachedSpec as JSON.
+type cachedFile struct {
+	sum  string
+	spec string
+}
+
+func init() {
+	sqlstore.SetEmptyAnswers(builtinSQLMissing)
+}
+
+// parseCached is parseRules for a file whose parsed form was generated
+// ahead (builtinCache, by name, with the same content): the same rules and
+// warnings, without the YAML parser. ok is false when there is no such
+// entry, or when the file has a problem (parseRules then says where,
+// with the YAML parser's own messages).
+func parseCached(name string, data []byte) (rules []*Rule, warns Problems, ok bool) {
+	c, found := builtinCache[name]
+	if !found {
+		return nil, nil, false
+	}
+	sum := sha256.Sum256(data)
+	if hex.EncodeToString(sum[:]) != c.sum {
+		return nil, nil, false
+	}
+	var spec cachedSpec
+	if err := json.Unmarshal([]byte(c.spec), &spec); err != nil {
+		return nil, nil, false
+	}
+	l := &loader{file: name, pos: make(map[string]pos, len(spec.Pos))}
+	for k, v := range spec.Pos {
+		l.pos[k] = pos{v[0], v[1]}
+	}
+	var err error
+	switch {
+	case spec.Kind == KindRuleSet && spec.RuleSet != nil:
+		rules, err = l.compileRuleSet(*spec.RuleSet)
+	case spec.Kind == KindKnownIssue && spec.Known != nil:
+		rules, err = l.compileKnownIssue(*spec.Known)
+	default:
+		return nil, nil, false
+	}
+	if err != nil || len(l.probs) > 0 {
+		return nil, nil, false
+	}
+	return rules, l.warns, true
+}
