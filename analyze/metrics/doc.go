@@ -3,6 +3,8 @@
 // metrics/<pod>/<unix-millis>.prom scrapes and range dumps) in memory, and
 // Query evaluates an instant query at a time with Prometheus's own engine,
 // returning evidence.Rows that name the scrape file each came from.
+// Samples are held in Prometheus' XOR chunks (tsdb/chunkenc), 2-3 bytes a
+// sample for scrapes, and decoded per series as a query reads them.
 //
 // No query may crash or exhaust the machine: before evaluating, Query
 // refuses a subquery of too many steps (Prometheus allocates per step before

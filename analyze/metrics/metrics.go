@@ -118,11 +118,7 @@ type memSeries struct {
 	lset labels.Labels
 	hash uint64
 	next *memSeries
-	// Samples, in parallel; sorted by time with unique times once ordered
-	// is true.
-	ts      []int64
-	vs      []float64
-	ordered bool
+	samples
 	scraped bool   // has samples from scrape files
 	src     string // the query_range file it first came from, if any
 }
@@ -365,7 +361,7 @@ func (s *Store) getOrCreate(lset labels.Labels) *memSeries {
 			return ms
 		}
 	}
-	ms := &memSeries{lset: lset, hash: h, next: s.index[h], ordered: true}
+	ms := &memSeries{lset: lset, hash: h, next: s.index[h], samples: newSamples()}
 	s.index[h] = ms
 	s.series = append(s.series, ms)
 	s.dirty, s.famsDirty = true, true
@@ -373,11 +369,7 @@ func (s *Store) getOrCreate(lset labels.Labels) *memSeries {
 }
 
 func (s *Store) append(ms *memSeries, t int64, v float64) {
-	if n := len(ms.ts); n > 0 && t <= ms.ts[n-1] {
-		ms.ordered = false
-	}
-	ms.ts = append(ms.ts, t)
-	ms.vs = append(ms.vs, v)
+	ms.add(t, v)
 	s.nsamples++
 	s.minT = min(s.minT, t)
 	s.maxT = max(s.maxT, t)
@@ -528,9 +520,7 @@ func (s *Store) SetComponents(component func(pod string) string) {
 	kept := s.series[:0]
 	for _, ms := range s.series {
 		if dup := s.lookup(ms.lset, ms.hash); dup != nil {
-			dup.ts = append(dup.ts, ms.ts...)
-			dup.vs = append(dup.vs, ms.vs...)
-			dup.ordered = false
+			ms.each(dup.add)
 			dup.scraped = dup.scraped || ms.scraped
 			if dup.src == "" {
 				dup.src = ms.src
@@ -617,11 +607,10 @@ const maxSpan = 200 * 365 * 24 * time.Hour
 func (s *Store) reorder() {
 	s.nsamples, s.maxSeriesLen = 0, 0
 	for _, ms := range s.series {
-		if !ms.ordered {
-			ms.order()
-		}
-		s.nsamples += len(ms.ts)
-		s.maxSeriesLen = max(s.maxSeriesLen, len(ms.ts))
+		ms.order()
+		ms.compact()
+		s.nsamples += ms.n
+		s.maxSeriesLen = max(s.maxSeriesLen, ms.n)
 	}
 	s.sorted = slices.Clone(s.series)
 	slices.SortFunc(s.sorted, func(a, b *memSeries) int { return labels.Compare(a.lset, b.lset) })
@@ -655,26 +644,6 @@ func (s *Store) reorder() {
 	}
 	s.subqStep = s.bounds.interval().Milliseconds()
 	s.dirty = false
-}
-
-// order sorts the samples by time; of samples with the same time, the one
-// added last stays.
-func (ms *memSeries) order() {
-	idx := make([]int32, len(ms.ts))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(ms.ts[a], ms.ts[b]) })
-	ts := make([]int64, 0, len(idx))
-	vs := make([]float64, 0, len(idx))
-	for k, i := range idx {
-		if k+1 < len(idx) && ms.ts[idx[k+1]] == ms.ts[i] {
-			continue
-		}
-		ts = append(ts, ms.ts[i])
-		vs = append(vs, ms.vs[i])
-	}
-	ms.ts, ms.vs, ms.ordered = ts, vs, true
 }
 
 // Query evaluates an instant PromQL query at `at` (zero: the last sample)
@@ -865,7 +834,7 @@ func (s *Store) EvalTimes(n int) []time.Time {
 	s.mu.Lock()
 	var ts []int64
 	for _, ms := range s.sorted {
-		ts = append(ts, ms.ts...)
+		ms.each(func(t int64, _ float64) { ts = append(ts, t) })
 	}
 	s.mu.Unlock()
 	slices.Sort(ts)

@@ -58,15 +58,10 @@ func (q *memQuerier) Select(ctx context.Context, _ bool, hints *storage.SelectHi
 		if !matchesAll(ms.lset, matchers) {
 			continue
 		}
-		lo, _ := slices.BinarySearch(ms.ts, mint)
-		hi, found := slices.BinarySearch(ms.ts, maxt)
-		if found {
-			hi++
-		}
-		if lo >= hi {
+		if !ms.anyIn(mint, maxt) {
 			continue
 		}
-		out = append(out, &memSeriesView{lset: ms.lset, ts: ms.ts[lo:hi], vs: ms.vs[lo:hi]})
+		out = append(out, &memSeriesView{lset: ms.lset, s: &ms.samples, mint: mint, maxt: maxt})
 		if limit > 0 && len(out) >= limit {
 			break
 		}
@@ -123,20 +118,38 @@ func (*memSeriesSet) Warnings() annotations.Annotations { return nil }
 
 // memSeriesView is a series' samples within a Select's time range.
 type memSeriesView struct {
-	lset labels.Labels
-	ts   []int64
-	vs   []float64
+	lset       labels.Labels
+	s          *samples
+	mint, maxt int64
 }
 
 func (v *memSeriesView) Labels() labels.Labels { return v.lset }
 
+// Iterator decodes the samples in the range into plain slices, reusing
+// those of it when it is one of these, and iterates them with storage's
+// list iterator, as the store did when it held the slices: every Seek and
+// Next behaves as it did. (An iterator over the chunks themselves would
+// need a Seek method of this package's own, which go vet's stdmethods
+// check refuses.)
 func (v *memSeriesView) Iterator(it chunkenc.Iterator) chunkenc.Iterator {
-	smp := &memSamples{ts: v.ts, vs: v.vs}
-	if r, ok := it.(interface{ Reset(storage.Samples) }); ok {
-		r.Reset(smp)
-		return it
+	si, ok := it.(*sampleIter)
+	if !ok {
+		si = &sampleIter{buf: &memSamples{}}
 	}
-	return storage.NewListSeriesIterator(smp)
+	si.buf.ts, si.buf.vs = v.s.appendRange(v.mint, v.maxt, si.buf.ts[:0], si.buf.vs[:0])
+	if si.Iterator == nil {
+		si.Iterator = storage.NewListSeriesIterator(si.buf)
+	} else {
+		si.Iterator.(interface{ Reset(storage.Samples) }).Reset(si.buf)
+	}
+	return si
+}
+
+// sampleIter is storage's list iterator over decoded samples, with the
+// slices they were decoded into, for the next series to reuse.
+type sampleIter struct {
+	chunkenc.Iterator
+	buf *memSamples
 }
 
 // memSamples shows parallel time and value slices as storage.Samples.

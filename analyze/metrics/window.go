@@ -64,21 +64,10 @@ func (s *Store) DropScrapesOutside(from, to time.Time) (dropped []string) {
 	before := len(s.series)
 	series := s.series[:0]
 	for _, ms := range s.series {
-		if ms.scraped {
-			n := 0
-			for i, t := range ms.ts {
-				if !outside(t) {
-					ms.ts[n], ms.vs[n] = t, ms.vs[i]
-					n++
-				}
-			}
-			if n < len(ms.ts) {
-				changed = true
-				clear(ms.ts[n:])
-				ms.ts, ms.vs = ms.ts[:n:n], ms.vs[:n:n]
-			}
+		if ms.scraped && ms.filter(func(t int64) bool { return !outside(t) }) {
+			changed = true
 		}
-		if len(ms.ts) > 0 {
+		if ms.n > 0 {
 			series = append(series, ms)
 		}
 	}
@@ -96,11 +85,10 @@ func (s *Store) DropScrapesOutside(from, to time.Time) (dropped []string) {
 	for _, ms := range s.series {
 		ms.next = s.index[ms.hash]
 		s.index[ms.hash] = ms
-		s.nsamples += len(ms.ts)
-		for _, t := range ms.ts { // not yet ordered, maybe
-			s.minT = min(s.minT, t)
-			s.maxT = max(s.maxT, t)
-		}
+		s.nsamples += ms.n
+		lo, hi := ms.bounds()
+		s.minT = min(s.minT, lo)
+		s.maxT = max(s.maxT, hi)
 	}
 	s.dirty, s.famsDirty = true, true
 	return dropped
