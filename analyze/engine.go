@@ -189,6 +189,9 @@ func (ev *Gathered) bundleEnv() map[string]any {
 // once, each with its lets, undecided and condition. It returns the firing
 // findings and those it could not decide.
 func (r *Rule) decide(bundleEnv map[string]any, results map[string]*signalResult, b *budget) ([]Finding, error) {
+	if err := r.compiled(); err != nil {
+		return nil, err
+	}
 	available := map[string]bool{}
 	env := map[string]any{"bundle": bundleEnv, "available": available, budgetKey: b}
 	cluster := map[string][]Row{}

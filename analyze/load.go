@@ -128,7 +128,7 @@ func readYAMLFiles(paths []string, parse func(name string, data []byte) error) P
 // LoadFS loads every rule file of a file system, such as the embedded
 // built-in rules; names are given as prefix + path.
 func LoadFS(fsys fs.FS, prefix string) ([]*Rule, error) {
-	rules, probs, _ := loadFS(fsys, prefix)
+	rules, probs, _ := loadFSCached(fsys, prefix, cacheLazy)
 	if len(probs) > 0 {
 		return rules, probs
 	}
@@ -136,12 +136,14 @@ func LoadFS(fsys fs.FS, prefix string) ([]*Rule, error) {
 }
 
 func loadFS(fsys fs.FS, prefix string) (rules []*Rule, probs, warns Problems) {
-	return loadFSCached(fsys, prefix, true)
+	return loadFSCached(fsys, prefix, cacheEager)
 }
 
-// loadFSCached is loadFS; with cached, files whose parsed form was
-// generated ahead (load_cache.go) are not parsed from their YAML.
-func loadFSCached(fsys fs.FS, prefix string, cached bool) (rules []*Rule, probs, warns Problems) {
+// loadFSCached is loadFS; files whose parsed form was generated ahead
+// (load_cache.go) are not parsed from their YAML unless mode is noCache,
+// and with cacheLazy their rules' expressions are compiled when first
+// needed.
+func loadFSCached(fsys fs.FS, prefix string, mode cacheMode) (rules []*Rule, probs, warns Problems) {
 	type ruleFile struct {
 		name  string
 		data  []byte
@@ -177,9 +179,9 @@ func loadFSCached(fsys fs.FS, prefix string, cached bool) (rules []*Rule, probs,
 			defer wg.Done()
 			for i := next.Add(1) - 1; i < int64(len(files)); i = next.Add(1) - 1 {
 				f := files[i]
-				if cached {
+				if mode != noCache {
 					var ok bool
-					if f.rules, f.warns, ok = parseCached(f.name, f.data); ok {
+					if f.rules, f.warns, ok = parseCached(f.name, f.data, mode == cacheLazy); ok {
 						continue
 					}
 				}
@@ -448,6 +450,10 @@ type loader struct {
 	// parsed is the file's parsed form, once decoded from YAML: what the
 	// built-in cache stores (load_cache.go).
 	parsed *cachedSpec
+	// lazy defers compiling a rule's expressions (but requires) until it
+	// is first decided: for the built-in rules, which their tests prove
+	// compile (load_cache.go).
+	lazy bool
 }
 
 func (l *loader) yamlProblem(err error) *Problem {
@@ -733,91 +739,31 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		}
 	}
 
-	// Expressions.
-	env := conditionEnv(names)
-	for i, item := range rs.Let {
-		field := fmt.Sprintf("let[%d]", i)
-		if len(item) != 1 {
-			l.add(prefix, field, "want one name: expression per item, got %d", len(item))
-			continue
-		}
-		for name, src := range item {
-			_, isSignal := rs.Signals[name]
-			_, taken := env[name]
-			switch {
-			case !signalRE.MatchString(name):
-				l.add(prefix, field, "%q is not a lower_snake_case name", name)
-			case reserved[name] || isSignal || taken:
-				l.add(prefix, field, "%q is already a signal or a reserved name", name)
-			default:
-				p := l.compileExpr(prefix, field+"."+name, src, env)
-				if p != nil {
-					r.lets = append(r.lets, namedProgram{name: name, prog: p})
-				}
-				if l.witness == nil {
-					l.witness = newBudget(nil, witnessBudget)
-				}
-				env[name] = typeWitness(p, env, l.witness)
+	// Expressions. Deferred (l.lazy), they are compiled when the rule is
+	// first decided (Rule.compiled); requires, which every rule with its
+	// versions runs, and the subject's kind, which every finding shows,
+	// are not.
+	if l.lazy {
+		l.compileRequires(prefix, rs, names, r)
+		l.compileSubject(prefix, rs, nil, r)
+		file, pos := l.file, l.pos
+		deferCompile(r, func() error {
+			ll := &loader{file: file, pos: pos, rule: rs.ID}
+			env := conditionEnv(names)
+			ll.compileLets(prefix, rs, env, r)
+			ll.compileDecision(prefix, rs, env, r)
+			ll.compileSubjectExprs(prefix, rs, env, r)
+			if len(ll.probs) > 0 {
+				return ll.probs
 			}
-		}
-	}
-	if rs.Requires != "" {
-		availEnv := map[string]any{budgetKey: (*budget)(nil)}
-		for _, n := range names {
-			availEnv[n] = false
-		}
-		r.requires = l.compileExpr(prefix, "requires", rs.Requires, availEnv, expr.AsBool())
-		r.requiresNames = map[string]bool{}
-		for _, id := range identRE.FindAllString(rs.Requires, -1) {
-			if _, ok := rs.Signals[id]; ok {
-				r.requiresNames[id] = true
-			}
-		}
-	}
-	if u := rs.Undecided; u != nil {
-		if u.When == "" || strings.TrimSpace(u.Reason) == "" {
-			l.add(prefix, "undecided", "needs when and reason")
-		} else {
-			r.undecided = l.compileExpr(prefix, "undecided.when", u.When, env, expr.AsBool())
-			r.undecidedReason = strings.TrimSpace(u.Reason)
-			r.undecidedCollect = strings.TrimSpace(u.Collect)
-		}
-	}
-	r.condition = l.compileExpr(prefix, "condition", rs.Condition, env, expr.AsBool())
-	valueNames := make([]string, 0, len(rs.Values))
-	for n := range rs.Values {
-		valueNames = append(valueNames, n)
-	}
-	sort.Strings(valueNames)
-	for _, n := range valueNames {
-		if p := l.compileExpr(prefix, "values."+n, rs.Values[n], env); p != nil {
-			r.values = append(r.values, namedProgram{n, p})
-		}
-	}
-
-	// Subject.
-	r.SubjectKind = rs.Subject.Kind
-	switch {
-	case rs.Subject.Field != "" && rs.Subject.Expr != "":
-		l.add(prefix, "subject", "give either field or expr, not both")
-	case rs.Subject.Field != "":
-		r.subjectField = rs.Subject.Field
-	case rs.Subject.Expr != "":
-		r.subjectExpr = l.compileExpr(prefix, "subject.expr", rs.Subject.Expr, env)
-	}
-	if rs.Subject.Name != "" {
-		if r.subjectField == "" {
-			l.add(prefix, "subject.name", "only with subject.field")
-		} else {
-			r.subjectName = l.compileExpr(prefix, "subject.name", rs.Subject.Name, env)
-		}
-	}
-	if r.SubjectKind == "" {
-		if r.subjectField == "" && r.subjectExpr == nil {
-			r.SubjectKind = "cluster"
-		} else {
-			l.add(prefix, "subject.kind", "required with subject.field or subject.expr (pod, sink, source, materialized-view, ...)")
-		}
+			return nil
+		})
+	} else {
+		env := conditionEnv(names)
+		l.compileLets(prefix, rs, env, r)
+		l.compileRequires(prefix, rs, names, r)
+		l.compileDecision(prefix, rs, env, r)
+		l.compileSubject(prefix, rs, env, r)
 	}
 
 	tmpl, err := template.New(rs.ID).Funcs(templateFuncs).Option("missingkey=zero").Parse(rs.Summary)
@@ -851,6 +797,125 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		return nil
 	}
 	return r
+}
+
+// compileLets compiles a rule's lets, in order, each type-checked against
+// the signals and the lets before it (added to env).
+func (l *loader) compileLets(prefix string, rs ruleSpec, env map[string]any, r *Rule) {
+	for i, item := range rs.Let {
+		field := fmt.Sprintf("let[%d]", i)
+		if len(item) != 1 {
+			l.add(prefix, field, "want one name: expression per item, got %d", len(item))
+			continue
+		}
+		for name, src := range item {
+			_, isSignal := rs.Signals[name]
+			_, taken := env[name]
+			switch {
+			case !signalRE.MatchString(name):
+				l.add(prefix, field, "%q is not a lower_snake_case name", name)
+			case reserved[name] || isSignal || taken:
+				l.add(prefix, field, "%q is already a signal or a reserved name", name)
+			default:
+				p := l.compileExpr(prefix, field+"."+name, src, env)
+				if p != nil {
+					r.lets = append(r.lets, namedProgram{name: name, prog: p})
+				}
+				if l.witness == nil {
+					l.witness = newBudget(nil, witnessBudget)
+				}
+				env[name] = typeWitness(p, env, l.witness)
+			}
+		}
+	}
+}
+
+// compileRequires compiles a rule's requires expression.
+func (l *loader) compileRequires(prefix string, rs ruleSpec, names []string, r *Rule) {
+	if rs.Requires != "" {
+		availEnv := map[string]any{budgetKey: (*budget)(nil)}
+		for _, n := range names {
+			availEnv[n] = false
+		}
+		r.requires = l.compileExpr(prefix, "requires", rs.Requires, availEnv, expr.AsBool())
+		r.requiresNames = map[string]bool{}
+		for _, id := range identRE.FindAllString(rs.Requires, -1) {
+			if _, ok := rs.Signals[id]; ok {
+				r.requiresNames[id] = true
+			}
+		}
+	}
+}
+
+// compileDecision compiles a rule's undecided, condition and values.
+func (l *loader) compileDecision(prefix string, rs ruleSpec, env map[string]any, r *Rule) {
+	if u := rs.Undecided; u != nil {
+		if u.When == "" || strings.TrimSpace(u.Reason) == "" {
+			l.add(prefix, "undecided", "needs when and reason")
+		} else {
+			r.undecided = l.compileExpr(prefix, "undecided.when", u.When, env, expr.AsBool())
+			r.undecidedReason = strings.TrimSpace(u.Reason)
+			r.undecidedCollect = strings.TrimSpace(u.Collect)
+		}
+	}
+	r.condition = l.compileExpr(prefix, "condition", rs.Condition, env, expr.AsBool())
+	valueNames := make([]string, 0, len(rs.Values))
+	for n := range rs.Values {
+		valueNames = append(valueNames, n)
+	}
+	sort.Strings(valueNames)
+	for _, n := range valueNames {
+		if p := l.compileExpr(prefix, "values."+n, rs.Values[n], env); p != nil {
+			r.values = append(r.values, namedProgram{n, p})
+		}
+	}
+
+}
+
+// compileSubject sets a rule's subject: its kind and field, and its
+// expressions compiled against env; with env nil (deferred: see
+// compileRule) they are left to compileSubjectExprs, and taken to compile.
+func (l *loader) compileSubject(prefix string, rs ruleSpec, env map[string]any, r *Rule) {
+	r.SubjectKind = rs.Subject.Kind
+	hasExpr := false
+	switch {
+	case rs.Subject.Field != "" && rs.Subject.Expr != "":
+		l.add(prefix, "subject", "give either field or expr, not both")
+	case rs.Subject.Field != "":
+		r.subjectField = rs.Subject.Field
+	case rs.Subject.Expr != "":
+		if env != nil {
+			r.subjectExpr = l.compileExpr(prefix, "subject.expr", rs.Subject.Expr, env)
+			hasExpr = r.subjectExpr != nil
+		} else {
+			hasExpr = strings.TrimSpace(rs.Subject.Expr) != ""
+		}
+	}
+	if rs.Subject.Name != "" {
+		if r.subjectField == "" {
+			l.add(prefix, "subject.name", "only with subject.field")
+		} else if env != nil {
+			r.subjectName = l.compileExpr(prefix, "subject.name", rs.Subject.Name, env)
+		}
+	}
+	if r.SubjectKind == "" {
+		if r.subjectField == "" && !hasExpr {
+			r.SubjectKind = "cluster"
+		} else {
+			l.add(prefix, "subject.kind", "required with subject.field or subject.expr (pod, sink, source, materialized-view, ...)")
+		}
+	}
+}
+
+// compileSubjectExprs compiles the subject expressions compileSubject
+// left, with env nil.
+func (l *loader) compileSubjectExprs(prefix string, rs ruleSpec, env map[string]any, r *Rule) {
+	if rs.Subject.Field == "" && rs.Subject.Expr != "" {
+		r.subjectExpr = l.compileExpr(prefix, "subject.expr", rs.Subject.Expr, env)
+	}
+	if rs.Subject.Name != "" && r.subjectField != "" {
+		r.subjectName = l.compileExpr(prefix, "subject.name", rs.Subject.Name, env)
+	}
 }
 
 func mapsKeys(m map[string]bool) func(func(string) bool) {

@@ -4,6 +4,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
+	"sync"
 
 	"github.com/rwdiag/rwdiag/analyze/sqlstore"
 )
@@ -40,12 +42,22 @@ func init() {
 	sqlstore.SetEmptyAnswers(builtinSQLMissing)
 }
 
+// cacheMode says how loadFSCached uses the generated cache.
+type cacheMode int
+
+const (
+	noCache    cacheMode = iota // parse every file's YAML
+	cacheEager                  // the cache, rules compiled whole (lint)
+	cacheLazy                   // the cache, expressions compiled when first needed (analyze)
+)
+
 // parseCached is parseRules for a file whose parsed form was generated
 // ahead (builtinCache, by name, with the same content): the same rules and
 // warnings, without the YAML parser. ok is false when there is no such
 // entry, or when the file has a problem (parseRules then says where,
-// with the YAML parser's own messages).
-func parseCached(name string, data []byte) (rules []*Rule, warns Problems, ok bool) {
+// with the YAML parser's own messages). With lazy, the rules' expressions
+// but requires are compiled when first needed (Rule.compiled).
+func parseCached(name string, data []byte, lazy bool) (rules []*Rule, warns Problems, ok bool) {
 	c, found := builtinCache[name]
 	if !found {
 		return nil, nil, false
@@ -58,7 +70,7 @@ func parseCached(name string, data []byte) (rules []*Rule, warns Problems, ok bo
 	if err := json.Unmarshal([]byte(c.spec), &spec); err != nil {
 		return nil, nil, false
 	}
-	l := &loader{file: name, pos: make(map[string]pos, len(spec.Pos))}
+	l := &loader{file: name, pos: make(map[string]pos, len(spec.Pos)), lazy: lazy}
 	for k, v := range spec.Pos {
 		l.pos[k] = pos{v[0], v[1]}
 	}
@@ -75,4 +87,40 @@ func parseCached(name string, data []byte) (rules []*Rule, warns Problems, ok bo
 		return nil, nil, false
 	}
 	return rules, l.warns, true
+}
+
+// deferred holds the compilation left to do of rules loaded with their
+// expressions deferred (loader.lazy), by rule, until it is done. Rule has
+// no field for it; an entry lives as long as its rule is never decided.
+var deferred sync.Map // *Rule -> *deferredCompile
+
+type deferredCompile struct {
+	once    sync.Once
+	compile func() error
+	err     error
+}
+
+func deferCompile(r *Rule, compile func() error) {
+	deferred.Store(r, &deferredCompile{compile: compile})
+}
+
+// compiled compiles what loading left of the rule's expressions, once;
+// an error says why the rule cannot be decided (a built-in rule whose
+// expressions no longer compile, which TestBuiltinCacheSameRules rules
+// out).
+func (r *Rule) compiled() error {
+	v, ok := deferred.Load(r)
+	if !ok {
+		return nil
+	}
+	d := v.(*deferredCompile)
+	d.once.Do(func() {
+		d.err = d.compile()
+		if d.err == nil {
+			deferred.Delete(r)
+		} else {
+			d.err = fmt.Errorf("compiling the rule: %w", d.err)
+		}
+	})
+	return d.err
 }

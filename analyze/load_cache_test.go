@@ -187,17 +187,22 @@ func TestBuiltinCacheSameAsYAML(t *testing.T) {
 // lint warnings (with their positions) that parsing their YAML gives.
 func TestBuiltinCacheSameRules(t *testing.T) {
 	for _, set := range builtinSets {
-		slow, slowProbs, slowWarns := loadFSCached(set.fsys, set.prefix, false)
-		fast, fastProbs, fastWarns := loadFSCached(set.fsys, set.prefix, true)
-		if !reflect.DeepEqual(fastProbs, slowProbs) || !reflect.DeepEqual(fastWarns, slowWarns) {
-			t.Errorf("%s: problems %v, warnings %v; from YAML %v, %v", set.prefix, fastProbs, fastWarns, slowProbs, slowWarns)
-		}
-		if len(fast) != len(slow) {
-			t.Fatalf("%s: %d rules, from YAML %d", set.prefix, len(fast), len(slow))
-		}
-		for i := range fast {
-			if d := ruleDiff(fast[i], slow[i]); d != "" {
-				t.Errorf("%s: rule %s: %s", set.prefix, slow[i].ID, d)
+		slow, slowProbs, slowWarns := loadFSCached(set.fsys, set.prefix, noCache)
+		for _, mode := range []cacheMode{cacheEager, cacheLazy} {
+			fast, fastProbs, fastWarns := loadFSCached(set.fsys, set.prefix, mode)
+			if mode == cacheEager && (!reflect.DeepEqual(fastProbs, slowProbs) || !reflect.DeepEqual(fastWarns, slowWarns)) {
+				t.Errorf("%s: problems %v, warnings %v; from YAML %v, %v", set.prefix, fastProbs, fastWarns, slowProbs, slowWarns)
+			}
+			if len(fast) != len(slow) || len(fastProbs) != len(slowProbs) {
+				t.Fatalf("%s, mode %d: %d rules, %d problems, from YAML %d, %d", set.prefix, mode, len(fast), len(fastProbs), len(slow), len(slowProbs))
+			}
+			for i := range fast {
+				if err := fast[i].compiled(); err != nil {
+					t.Errorf("%s, mode %d: rule %s: %v", set.prefix, mode, slow[i].ID, err)
+				}
+				if d := ruleDiff(fast[i], slow[i]); d != "" {
+					t.Errorf("%s, mode %d: rule %s: %s", set.prefix, mode, slow[i].ID, d)
+				}
 			}
 		}
 	}
@@ -277,7 +282,7 @@ func TestBuiltinCacheChangedFile(t *testing.T) {
 		t.Fatalf("%s: no pattern line to change", name)
 	}
 	fsys := fstest.MapFS{strings.TrimPrefix(name, rules.Prefix): {Data: changed}}
-	_, probs, _ := loadFSCached(fsys, rules.Prefix, true)
+	_, probs, _ := loadFSCached(fsys, rules.Prefix, cacheLazy)
 	if len(probs) == 0 || probs[0].Line == 0 || !strings.Contains(probs[0].Msg, `unknown field "patern"`) {
 		t.Fatalf("changed %s: got problems %v, want the unknown field with its line", name, probs)
 	}
@@ -286,7 +291,7 @@ func TestBuiltinCacheChangedFile(t *testing.T) {
 	if _, ok := builtinCache[name]; !ok {
 		t.Fatalf("%s is not cached", name)
 	}
-	if rs, probs, _ := loadFSCached(fsys, rules.Prefix, true); len(probs) > 0 || len(rs) == 0 {
+	if rs, probs, _ := loadFSCached(fsys, rules.Prefix, cacheLazy); len(probs) > 0 || len(rs) == 0 {
 		t.Fatalf("%s: %d rules, problems %v", name, len(rs), probs)
 	}
 }
@@ -302,5 +307,43 @@ func TestBuiltinSQLMissing(t *testing.T) {
 		if err != nil || !slices.Equal(got, want) {
 			t.Errorf("query %q: SQLite says %v (%v), generated %v", q, got, err, want)
 		}
+	}
+}
+
+// With expressions deferred, a rule loads without compiling its condition,
+// and one that does not compile says so when it is first decided, as the
+// rule's error.
+func TestDeferredCompile(t *testing.T) {
+	src := `apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: deferred-rule
+    pattern: deferred-rule
+    severity: warning
+    title: t
+    signals:
+      pods:
+        kube:
+          resource: pods
+    requires: pods
+    condition: len(pods) > "x"
+    summary: s
+    remediation: r
+`
+	eager := &loader{file: "x.yaml", pos: map[string]pos{}}
+	if _, err := eager.parse([]byte(src)); err == nil || !strings.Contains(err.Error(), "condition") {
+		t.Fatalf("eager: got %v, want the condition's compile error", err)
+	}
+	lazy := &loader{file: "x.yaml", pos: map[string]pos{}, lazy: true}
+	rs, err := lazy.parse([]byte(src))
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("lazy: %d rules, %v", len(rs), err)
+	}
+	r := rs[0]
+	if r.condition != nil || r.requires == nil || r.SubjectKind != "cluster" {
+		t.Fatalf("lazy: condition %v, requires %v, subject kind %q: want the condition deferred only", r.condition, r.requires, r.SubjectKind)
+	}
+	if _, err := r.decide(map[string]any{}, map[string]*signalResult{"pods": {rows: []Row{}, available: true}}, newBudget(nil, DefaultBudget)); err == nil || !strings.Contains(err.Error(), "compiling the rule") || !strings.Contains(err.Error(), "condition") {
+		t.Fatalf("decide: got %v, want the condition's compile error", err)
 	}
 }
