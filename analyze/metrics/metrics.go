@@ -112,7 +112,16 @@ type Store struct {
 
 	fams      map[string]map[string]bool // see families
 	famsDirty bool
+
+	// Reused from scrape to scrape while the store is filled; prepare lets
+	// them go.
+	readBuf []byte
+	lineBuf []int32
+	nameBuf []byte
 }
+
+// maxReadBuf is the largest scrape buffer kept for the next scrape.
+const maxReadBuf = 16 << 20
 
 type memSeries struct {
 	lset labels.Labels
@@ -155,9 +164,14 @@ func (s *Store) wants(name string) bool {
 // differs is kept as exported_pod, as Prometheus does). On malformed input
 // it returns an error naming path and line; the samples before it are kept.
 func (s *Store) AddScrape(path, pod string, at time.Time, r io.Reader) error {
-	b, err := readMetricsFile(path, r)
+	// The file is read into the buffer of the one before: nothing kept
+	// points into it (labels and the raw index's keys are copies).
+	b, err := readMetricsFile(path, r, s.readBuf)
 	if err != nil {
 		return err
+	}
+	if cap(b) <= maxReadBuf {
+		s.readBuf = b[:0]
 	}
 	atMs := at.UnixMilli()
 	s.nscrapes++
@@ -240,6 +254,12 @@ func (s *Store) AddScrape(path, pod string, at time.Time, r io.Reader) error {
 // of its thousands of series. lineNos[i] is the line number in b of the
 // i-th line kept.
 func (s *Store) wantedLines(b []byte) (kept []byte, lineNos []int32) {
+	lineNos = s.lineBuf[:0]
+	// The name of the last sample line read and whether it was kept: the
+	// lines of a family come together, so most lines start with the name
+	// of the one before, followed by one of the bytes that end a name in
+	// exposedName. The name is copied, since kept lines move over it.
+	prev, prevKeep := s.nameBuf[:0], false
 	w, n := 0, int32(0)
 	for r := 0; r < len(b); {
 		end := r + bytes.IndexByte(b[r:], '\n') + 1
@@ -255,8 +275,11 @@ func (s *Store) wantedLines(b []byte) (kept []byte, lineNos []int32) {
 		case '\n':
 			keep = false
 		default:
-			if name, ok := exposedName(line); ok {
+			if k := len(prev); k > 0 && len(line) > k && nameEnd(line[k]) && bytes.Equal(line[:k], prev) {
+				keep = prevKeep
+			} else if name, ok := exposedName(line); ok {
 				keep = s.names[string(name)]
+				prev, prevKeep = append(prev[:0], name...), keep
 			}
 		}
 		if keep {
@@ -265,8 +288,12 @@ func (s *Store) wantedLines(b []byte) (kept []byte, lineNos []int32) {
 		}
 		r = end
 	}
+	s.lineBuf, s.nameBuf = lineNos[:0], prev[:0]
 	return b[:w], lineNos
 }
+
+// nameEnd reports whether c ends a metric name in exposedName.
+func nameEnd(c byte) bool { return c == '{' || c == ' ' || c == '\t' || c == '\n' }
 
 // exposedName returns the metric name at the start of a series' exposition
 // text, `name{...}` or `name`; ok is false when the name is not there
@@ -277,7 +304,7 @@ func exposedName(ser []byte) (name []byte, ok bool) {
 		return nil, false
 	}
 	for i, c := range ser {
-		if c == '{' || c == ' ' || c == '\t' || c == '\n' {
+		if nameEnd(c) {
 			return ser[:i], true
 		}
 	}
@@ -381,7 +408,7 @@ func (s *Store) append(ms *memSeries, t int64, v float64) {
 // series without a metric name is kept only when the store keeps
 // everything. On malformed input the samples before it are kept.
 func (s *Store) AddRange(path string, r io.Reader) error {
-	b, err := readMetricsFile(path, r)
+	b, err := readMetricsFile(path, r, nil)
 	if err != nil {
 		return err
 	}
@@ -459,9 +486,10 @@ func (s *Store) AddRange(path string, r io.Reader) error {
 	return firstErr
 }
 
-// readMetricsFile reads a whole file of at most maxMetricsFileSize bytes,
-// sized up front when r tells its size.
-func readMetricsFile(path string, r io.Reader) ([]byte, error) {
+// readMetricsFile reads a whole file of at most maxMetricsFileSize bytes
+// into buf, which it grows as needed (sized up front when r tells its
+// size), and returns it; buf may be nil.
+func readMetricsFile(path string, r io.Reader, buf []byte) ([]byte, error) {
 	size := int64(512)
 	switch r := r.(type) {
 	case *bundle.Entry:
@@ -471,7 +499,10 @@ func readMetricsFile(path string, r io.Reader) ([]byte, error) {
 	}
 	// One spare byte, so that neither reading EOF nor adding a final
 	// newline grows the buffer.
-	b := make([]byte, 0, min(max(size, 0), maxMetricsFileSize)+1)
+	if want := int(min(max(size, 0), maxMetricsFileSize) + 1); cap(buf) < want {
+		buf = make([]byte, 0, want)
+	}
+	b := buf[:0]
 	lr := io.LimitReader(r, maxMetricsFileSize+1)
 	for {
 		if len(b) == cap(b) {
@@ -644,6 +675,7 @@ func (s *Store) reorder() {
 	}
 	s.subqStep = s.bounds.interval().Milliseconds()
 	s.dirty = false
+	s.readBuf, s.lineBuf, s.nameBuf = nil, nil, nil
 }
 
 // Query evaluates an instant PromQL query at `at` (zero: the last sample)

@@ -1,6 +1,7 @@
 package metrics
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"fmt"
@@ -397,4 +398,65 @@ func evalWith(t *testing.T, engine *promql.Engine, q storage.Queryable, opts pro
 	// %v prints NaN as NaN; stale markers are NaN too, told apart by the
 	// sample checks above.
 	return fmt.Sprintf("%v", res.Value)
+}
+
+// refWantedLines is wantedLines as it was before it compared each line's
+// start with the name of the line before: exposedName on every line.
+func refWantedLines(names map[string]bool, b []byte) (kept []byte, lineNos []int32) {
+	n := int32(0)
+	for r := 0; r < len(b); {
+		end := r + bytes.IndexByte(b[r:], '\n') + 1
+		if end == r {
+			end = len(b)
+		}
+		line := b[r:end]
+		n++
+		keep := true
+		switch line[0] {
+		case '#':
+			keep = bytes.HasPrefix(bytes.TrimLeft(line[1:], " \t"), []byte("TYPE"))
+		case '\n':
+			keep = false
+		default:
+			if name, ok := exposedName(line); ok {
+				keep = names[string(name)]
+			}
+		}
+		if keep {
+			kept = append(kept, line...)
+			lineNos = append(lineNos, n)
+		}
+		r = end
+	}
+	return kept, lineNos
+}
+
+// TestWantedLinesMatchesReference feeds wantedLines lines whose names are
+// prefixes of each other, quoted, indented or cut short, and checks it keeps
+// what exposedName on every line keeps.
+func TestWantedLinesMatchesReference(t *testing.T) {
+	parts := []string{"a", "ab", "a_bucket", "b", "", " ", "\t", "{", "}", `"a"`, `le="1"`, " 1", "\n", "#", "# TYPE a counter", "x"}
+	names := map[string]bool{"a": true, "a_bucket": true, "": true}
+	s := NewStore(names)
+	for seed := range uint64(3000) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		var b []byte
+		for range r.IntN(40) {
+			for range 1 + r.IntN(4) {
+				b = append(b, parts[r.IntN(len(parts))]...)
+			}
+			if r.IntN(8) > 0 {
+				b = append(b, '\n')
+			}
+		}
+		if len(b) == 0 {
+			continue
+		}
+		wantB, wantN := refWantedLines(names, slices.Clone(b))
+		in := slices.Clone(b)
+		gotB, gotN := s.wantedLines(in)
+		if !bytes.Equal(gotB, wantB) || !slices.Equal(gotN, wantN) {
+			t.Fatalf("seed %d: %q:\n got  %q %v\n want %q %v", seed, b, gotB, gotN, wantB, wantN)
+		}
+	}
 }
