@@ -451,8 +451,9 @@ type loader struct {
 	// built-in cache stores (load_cache.go).
 	parsed *cachedSpec
 	// lazy defers compiling a rule's expressions (but requires) until it
-	// is first decided: for the built-in rules, which their tests prove
-	// compile (load_cache.go).
+	// is first decided, and skips the checks of its queries that cannot
+	// fail: for the built-in rules, which their tests prove compile and
+	// check clean (load_cache.go).
 	lazy bool
 }
 

@@ -31,6 +31,13 @@ type cachedSpec struct {
 	Pos     map[string][2]int // loader.pos: YAML path -> line, column
 }
 
+// promNames are a PromQL query's metric names, as metrics.Names gives
+// them.
+type promNames struct {
+	names []string
+	all   bool
+}
+
 // cachedFile is one generated entry: the file's SHA-256 (hex) and its
 // cachedSpec as JSON.
 type cachedFile struct {

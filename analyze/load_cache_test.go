@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -21,7 +22,9 @@ import (
 	"github.com/expr-lang/expr/vm"
 	version "github.com/hashicorp/go-version"
 
+	"github.com/rwdiag/rwdiag/analyze/metrics"
 	"github.com/rwdiag/rwdiag/analyze/sqlstore"
+	"github.com/rwdiag/rwdiag/bundle"
 	knownissues "github.com/rwdiag/rwdiag/known-issues"
 	"github.com/rwdiag/rwdiag/rules"
 )
@@ -83,7 +86,7 @@ func generateBuiltinCache(t *testing.T) []byte {
 	b.WriteString("package analyze\n\n")
 	b.WriteString("// builtinCache is the built-in rule files' parsed form, by file name (see load_cache.go).\n")
 	b.WriteString("var builtinCache = map[string]cachedFile{\n")
-	queries := map[string]bool{}
+	queries, promql := map[string]bool{}, map[string]bool{}
 	builtinRuleFiles(t, func(name string, data []byte) {
 		spec, rs := parsedYAML(name, data)
 		if spec == nil {
@@ -99,6 +102,9 @@ func generateBuiltinCache(t *testing.T) []byte {
 			for _, s := range r.Signals {
 				for _, q := range s.SQL {
 					queries[q] = true
+				}
+				if s.PromQL != "" {
+					promql[s.PromQL] = true
 				}
 			}
 		}
@@ -117,6 +123,21 @@ func generateBuiltinCache(t *testing.T) []byte {
 			quoted[i] = strconv.Quote(s)
 		}
 		fmt.Fprintf(&b, "%s: {%s},\n", strconv.Quote(q), strings.Join(quoted, ", "))
+	}
+	b.WriteString("}\n\n")
+	b.WriteString("// builtinPromQLNames are the metric names of the built-in rules' PromQL\n")
+	b.WriteString("// queries (metrics.Names).\n")
+	b.WriteString("var builtinPromQLNames = map[string]promNames{\n")
+	for _, q := range slices.Sorted(mapKeys(promql)) {
+		names, all, err := metrics.Names(q)
+		if err != nil {
+			t.Fatalf("query %q: %v", q, err)
+		}
+		quoted := make([]string, len(names))
+		for i, s := range names {
+			quoted[i] = strconv.Quote(s)
+		}
+		fmt.Fprintf(&b, "%s: {names: []string{%s}, all: %v},\n", strconv.Quote(q), strings.Join(quoted, ", "), all)
 	}
 	b.WriteString("}\n")
 	src, err := format.Source(b.Bytes())
@@ -345,5 +366,44 @@ rules:
 	}
 	if _, err := r.decide(map[string]any{}, map[string]*signalResult{"pods": {rows: []Row{}, available: true}}, newBudget(nil, DefaultBudget)); err == nil || !strings.Contains(err.Error(), "compiling the rule") || !strings.Contains(err.Error(), "condition") {
 		t.Fatalf("decide: got %v, want the condition's compile error", err)
+	}
+}
+
+// BenchmarkStartup is what `rwdiag analyze samples/handmade-minimal` does
+// besides starting the process: load the built-in rules and known issues,
+// and analyse the small sample.
+func BenchmarkStartup(b *testing.B) {
+	for b.Loop() {
+		rs, err := LoadFS(rules.FS, rules.Prefix)
+		if err != nil {
+			b.Fatal(err)
+		}
+		known, err := LoadFS(knownissues.FS, knownissues.Prefix)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := Analyze(context.Background(), "../samples/handmade-minimal", append(rs, known...), bundle.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkLoadBuiltin loads the built-in rules and known issues, from the
+// generated cache (lazily, as analyze does, or compiled whole, as lint
+// does) or from their YAML.
+func BenchmarkLoadBuiltin(b *testing.B) {
+	for _, mode := range []struct {
+		name string
+		mode cacheMode
+	}{{"yaml", noCache}, {"cache", cacheEager}, {"lazy", cacheLazy}} {
+		b.Run(mode.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, set := range builtinSets {
+					if _, probs, _ := loadFSCached(set.fsys, set.prefix, mode.mode); len(probs) > 0 {
+						b.Fatal(probs)
+					}
+				}
+			}
+		})
 	}
 }

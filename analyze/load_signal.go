@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/rwdiag/rwdiag/analyze/kube"
@@ -51,6 +52,12 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 	switch s.Kind {
 	case SignalPromQL:
 		s.PromQL = ss.PromQL
+		if n, ok := builtinPromQLNames[ss.PromQL]; ok && l.lazy {
+			// A built-in rule's query: it parses and lints clean, and its
+			// metric names were worked out ahead (load_cache.go).
+			s.metricNames, s.allMetrics = slices.Clone(n.names), n.all
+			break
+		}
 		if err := metrics.CheckPromQL(ss.PromQL); err != nil {
 			l.add(path, "promql", "%s", oneLine(err.Error()))
 			break
@@ -67,6 +74,9 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 			field := "sql"
 			if i > 0 {
 				field = fmt.Sprintf("sql_fallback[%d]", i-1)
+			}
+			if l.lazy {
+				continue // a built-in rule's query, which checks and lints clean
 			}
 			if err := sqlstore.Check(q); err != nil {
 				l.add(path, field, "%s", oneLine(err.Error()))
@@ -124,7 +134,7 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 		s.Log = &logs.Query{Name: l.rule + "/" + name, Regex: re, Kinds: kinds, Container: lg.Container,
 			MinLevel: lvl, MaxRows: lg.MaxRows, Section: section}
 		s.component = lg.Component
-		if re != nil && len(l.probs) == before {
+		if re != nil && len(l.probs) == before && !l.lazy {
 			if err := logs.CheckQuery(s.Log); err != nil {
 				l.add(path, "log.regex", "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("log query %q: ", s.Log.Name)))
 			}
