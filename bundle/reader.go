@@ -256,12 +256,7 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 			r.closer = closerFunc(func() error { pz.Close(); return nil })
 			break
 		}
-		// No WithDecoderMaxMemory: when streaming it caps the window, so a
-		// small MaxTotalBytes would refuse ordinary archives as damaged. The
-		// total is counted below, on the decoded stream.
-		zr, err := zstd.NewReader(br,
-			zstd.WithDecoderConcurrency(2),
-			zstd.WithDecoderMaxWindow(opts.MaxZstdWindow))
+		zr, err := newStreamDecoder(br, opts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: zstd: %w", name, err)
 		}
@@ -584,4 +579,22 @@ func sizeText(n int64) string {
 		}
 	}
 	return fmt.Sprintf("%d B", n)
+}
+
+// newStreamDecoder returns the decoder of a zstd stream that is not cut
+// into frames the parallel reader takes (`tar | zstd`), read through a
+// readAhead. It decodes on the goroutine that calls Read (concurrency 1):
+// the readAhead's goroutine, which then hands a megabyte at a time to the
+// tar reader. The decoder's own asynchronous mode (concurrency 2 and more)
+// passes every 128 KiB block between three goroutines and through its
+// channels, on top of the readAhead's hand-off: on the 2 GiB single-frame
+// benchmark bundle it made 12,000-13,000 voluntary context switches against
+// 4,000-5,000 (bench/readall, issue 14), for no less CPU.
+// No WithDecoderMaxMemory: when streaming it caps the window, so a small
+// MaxTotalBytes would refuse ordinary archives as damaged. The total is
+// counted on the decoded stream (tarWalker.dec).
+func newStreamDecoder(src io.Reader, opts Options) (*zstd.Decoder, error) {
+	return zstd.NewReader(src,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderMaxWindow(opts.MaxZstdWindow))
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/klauspost/compress/zstd"
@@ -154,7 +155,9 @@ func readFrame(br io.Reader, buf []byte, maxWindow uint64) (out []byte, f zstdFr
 	out = buf[:0]
 	take := func(n int) ([]byte, error) {
 		start := len(out)
-		out = append(out, make([]byte, n)...)
+		// Grown, not appended zeros: a reused buffer is not cleared only
+		// to be overwritten (it was 2% of the CPU of reading frames).
+		out = slices.Grow(out, n)[:start+n]
 		m, err := io.ReadFull(br, out[start:])
 		out = out[:start+m]
 		if err == io.EOF && start > 0 {
@@ -463,9 +466,7 @@ func (p *parallelZstd) Read(b []byte) (int, error) {
 		case j.rest != nil:
 			// Every frame before this one has been handed out and the
 			// splitter has stopped: the stream is the caller's now.
-			zr, err := zstd.NewReader(j.rest,
-				zstd.WithDecoderConcurrency(2),
-				zstd.WithDecoderMaxWindow(p.opts.MaxZstdWindow))
+			zr, err := newStreamDecoder(j.rest, p.opts)
 			if err != nil {
 				p.err = err
 				return 0, err
