@@ -3,8 +3,8 @@ package analyze
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
+	"strings"
 	"sync"
 
 	"github.com/rwdiag/rwdiag/analyze/sqlstore"
@@ -14,7 +14,7 @@ import (
 // them at every start does not parse their YAML (about a fifth of
 // `rwdiag analyze`'s CPU time on a small bundle): load_cache_gen.go holds,
 // per embedded file name, the SHA-256 of the file and its parsed form (the
-// spec and the position of every value) as JSON, and the answers of
+// spec and the position of every value) as Go literals, and the answers of
 // sqlstore's MissingTables for the rules' SQL queries on a bundle without
 // sql/. A file whose content differs from what was generated is parsed
 // from its YAML as before; TestBuiltinCache fails until the cache is
@@ -23,12 +23,19 @@ import (
 //go:generate go test -run ^TestBuiltinCache$ -update-builtin-cache .
 
 // cachedSpec is a rule file's parsed form: what loader.parse decodes from
-// the YAML before it checks and compiles it.
+// the YAML before it checks and compiles it, and where each value is.
 type cachedSpec struct {
 	Kind    string
-	RuleSet *ruleSetSpec      `json:",omitempty"`
-	Known   *knownIssueSpec   `json:",omitempty"`
-	Pos     map[string][2]int // loader.pos: YAML path -> line, column
+	RuleSet *ruleSetSpec
+	Known   *knownIssueSpec
+	Pos     []posEntry // loader.pos, by key
+}
+
+// posEntry is one entry of loader.pos: a YAML path and its value's line and
+// column.
+type posEntry struct {
+	key       string
+	line, col int
 }
 
 // promNames are a PromQL query's metric names, as metrics.Names gives
@@ -39,10 +46,10 @@ type promNames struct {
 }
 
 // cachedFile is one generated entry: the file's SHA-256 (hex) and its
-// cachedSpec as JSON.
+// cachedSpec, as Go literals built when called.
 type cachedFile struct {
 	sum  string
-	spec string
+	spec func() *cachedSpec
 }
 
 func init() {
@@ -73,13 +80,23 @@ func parseCached(name string, data []byte, lazy bool) (rules []*Rule, warns Prob
 	if hex.EncodeToString(sum[:]) != c.sum {
 		return nil, nil, false
 	}
-	var spec cachedSpec
-	if err := json.Unmarshal([]byte(c.spec), &spec); err != nil {
-		return nil, nil, false
-	}
-	l := &loader{file: name, pos: make(map[string]pos, len(spec.Pos)), lazy: lazy}
-	for k, v := range spec.Pos {
-		l.pos[k] = pos{v[0], v[1]}
+	spec := c.spec()
+	l := &loader{file: name, lazy: lazy}
+	if lazy {
+		// Positions only place problems and warnings, which a built-in
+		// file loaded lazily has none of, and a known issue's source
+		// texts, which the report does not show but keep.
+		l.pos = map[string]pos{}
+		for _, e := range spec.Pos {
+			if strings.HasPrefix(e.key, "source_text[") {
+				l.pos[e.key] = pos{e.line, e.col}
+			}
+		}
+	} else {
+		l.pos = make(map[string]pos, len(spec.Pos))
+		for _, e := range spec.Pos {
+			l.pos[e.key] = pos{e.line, e.col}
+		}
 	}
 	var err error
 	switch {
