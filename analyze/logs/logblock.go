@@ -28,10 +28,13 @@ import (
 // one that reads section headers (it must see every line), makes its files
 // be read line by line.
 //
-// The search is bytes.IndexByte for a rare byte of the gate, then a
-// comparison around each occurrence. Gates that share a rare byte share a
-// pass over the block; which bytes, the sampled counts of the logs' bytes
-// decide (see groupGates).
+// On amd64 with AVX2 the gates of 3 bytes or more are searched for all at
+// once, in one SIMD pass over the block (see teddy.go). Otherwise, and for
+// shorter gates, the search is bytes.IndexByte for a rare byte of the
+// gate, then a comparison around each occurrence. Gates that share a rare
+// byte share a pass over the block; which bytes, the sampled counts of the
+// logs' bytes decide (see groupGates). That search is also the reference
+// the SIMD one is tested against.
 
 // logBlockBytes is the block size: a line longer than this sends the rest
 // of its file down the line-by-line path.
@@ -189,6 +192,9 @@ func withKS(gs []lit) []lit {
 type byteFreq struct {
 	n     [256]uint32
 	total int
+	// pairs counts the pairs of consecutive bytes, a<<8|b, for the SIMD
+	// search's fingerprints (see teddyPlan): allocated on first use.
+	pairs *[1 << 16]uint32
 }
 
 const (
@@ -203,6 +209,12 @@ func (f *byteFreq) add(b []byte) {
 	b = b[:min(len(b), freqSampleBytes)]
 	for _, c := range b {
 		f.n[c]++
+	}
+	if f.pairs == nil {
+		f.pairs = new([1 << 16]uint32)
+	}
+	for i := 1; i < len(b); i++ {
+		f.pairs[uint16(b[i-1])<<8|uint16(b[i])]++
 	}
 	f.total += len(b)
 }
@@ -443,7 +455,12 @@ type lineSpan struct{ start, end int }
 // gatedLines appends to dst, in order, the lines of block that hold a gate
 // of one of the groups, and when jsonLines is set the JSON lines too.
 func gatedLines(dst []lineSpan, block []byte, groups []gateGroup, jsonLines bool) []lineSpan {
-	first := len(dst)
+	return groupLines(dst, len(dst), block, groups, jsonLines, len(groups) > 1 || jsonLines)
+}
+
+// groupLines is gatedLines after dst[first:], lines found already: when
+// sorted is set, the lines found are sorted and repeats dropped.
+func groupLines(dst []lineSpan, first int, block []byte, groups []gateGroup, jsonLines, sorted bool) []lineSpan {
 	for gi := range groups {
 		gg := &groups[gi]
 		for i := 0; i < len(block); {
@@ -481,7 +498,7 @@ func gatedLines(dst []lineSpan, block []byte, groups []gateGroup, jsonLines bool
 		}
 	}
 	found := dst[first:]
-	if len(groups) > 1 || jsonLines {
+	if sorted {
 		slices.SortFunc(found, func(a, b lineSpan) int { return a.start - b.start })
 		found = slices.Compact(found)
 	}
@@ -611,7 +628,7 @@ func (f *fileScan) scanBlocks(p string, r io.Reader, g gates) error {
 			if g.json != nil && mostlyJSON(block) {
 				gs, jsonLines = s.freq.pickRuns(g.json), false
 			}
-			s.groups = s.freq.groupGates(s.groups, gs)
+			s.search = s.freq.planSearch(s.search, gs)
 			sampled = true
 		}
 		cur.block = block
@@ -619,9 +636,9 @@ func (f *fileScan) scanBlocks(p string, r io.Reader, g gates) error {
 		pending = append(pending, cur)
 		if err != nil {
 			if len(pending) == 1 {
-				cur.gate(s.groups, jsonLines) // the whole file: no hand-off
+				cur.gate(&s.search, jsonLines) // the whole file: no hand-off
 			} else {
-				go cur.gate(s.groups, jsonLines)
+				go cur.gate(&s.search, jsonLines)
 			}
 			drain()
 			if n := len(block); n > 0 && block[n-1] != '\n' {
@@ -633,7 +650,7 @@ func (f *fileScan) scanBlocks(p string, r io.Reader, g gates) error {
 			}
 			return err
 		}
-		go cur.gate(s.groups, jsonLines)
+		go cur.gate(&s.search, jsonLines)
 		next := job()
 		have = copy(next.buf, data[end:])
 		cur = next
@@ -651,15 +668,16 @@ type blockJob struct {
 	block  []byte // buf[:end]
 	done   chan struct{}
 	spans  []lineSpan
-	before []int // newlines in block before each span
-	lines  int   // newlines in block
+	before []int    // newlines in block before each span
+	lines  int      // newlines in block
+	cand   []uint32 // the SIMD search's candidates
 }
 
 // gate finds the block's gated lines and counts its newlines, then closes
-// done. It reads only the block and the groups, which stay unchanged
+// done. It reads only the block and the search, which stays unchanged
 // until every block of the file is finished.
-func (j *blockJob) gate(groups []gateGroup, jsonLines bool) {
-	j.spans = gatedLines(j.spans[:0], j.block, groups, jsonLines)
+func (j *blockJob) gate(search *gateSearch, jsonLines bool) {
+	j.spans = search.lines(j.spans[:0], j.block, jsonLines, &j.cand)
 	j.before = j.before[:0]
 	at, n := 0, 0
 	for _, sp := range j.spans {

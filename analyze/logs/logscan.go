@@ -121,7 +121,7 @@ type Scanner struct {
 	// Block scanning (see logblock.go).
 	jobsMade []*blockJob // at most pipelineBlocks, reused from file to file
 	freeJobs []*blockJob // those not in flight
-	groups   []gateGroup
+	search   gateSearch
 	freq     byteFreq
 }
 
