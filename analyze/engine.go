@@ -446,6 +446,9 @@ func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
 		kind = "cluster"
 	}
 	f := r.finding(subject, kind)
+	if err := r.compiledValues(); err != nil {
+		return f, err
+	}
 	values := map[string]any{}
 	for _, v := range r.values {
 		out, err := runExpr(v.prog, env)

@@ -748,12 +748,22 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		l.compileRequires(prefix, rs, names, r)
 		l.compileSubject(prefix, rs, nil, r)
 		file, pos := l.file, l.pos
+		var env map[string]any // the lets' witnesses, for the values
 		deferCompile(r, func() error {
 			ll := &loader{file: file, pos: pos, rule: rs.ID}
-			env := conditionEnv(names)
+			env = conditionEnv(names)
 			ll.compileLets(prefix, rs, env, r)
 			ll.compileDecision(prefix, rs, env, r)
 			ll.compileSubjectExprs(prefix, rs, env, r)
+			if len(ll.probs) > 0 {
+				return ll.probs
+			}
+			return nil
+		}, func() error {
+			// Only a firing finding has values: a rule that passes never
+			// compiles them.
+			ll := &loader{file: file, pos: pos, rule: rs.ID}
+			ll.compileValues(prefix, rs, env, r)
 			if len(ll.probs) > 0 {
 				return ll.probs
 			}
@@ -764,6 +774,7 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		l.compileLets(prefix, rs, env, r)
 		l.compileRequires(prefix, rs, names, r)
 		l.compileDecision(prefix, rs, env, r)
+		l.compileValues(prefix, rs, env, r)
 		l.compileSubject(prefix, rs, env, r)
 	}
 
@@ -848,7 +859,7 @@ func (l *loader) compileRequires(prefix string, rs ruleSpec, names []string, r *
 	}
 }
 
-// compileDecision compiles a rule's undecided, condition and values.
+// compileDecision compiles a rule's undecided and condition.
 func (l *loader) compileDecision(prefix string, rs ruleSpec, env map[string]any, r *Rule) {
 	if u := rs.Undecided; u != nil {
 		if u.When == "" || strings.TrimSpace(u.Reason) == "" {
@@ -860,6 +871,10 @@ func (l *loader) compileDecision(prefix string, rs ruleSpec, env map[string]any,
 		}
 	}
 	r.condition = l.compileExpr(prefix, "condition", rs.Condition, env, expr.AsBool())
+}
+
+// compileValues compiles a rule's values.
+func (l *loader) compileValues(prefix string, rs ruleSpec, env map[string]any, r *Rule) {
 	valueNames := make([]string, 0, len(rs.Values))
 	for n := range rs.Values {
 		valueNames = append(valueNames, n)
@@ -870,7 +885,6 @@ func (l *loader) compileDecision(prefix string, rs ruleSpec, env map[string]any,
 			r.values = append(r.values, namedProgram{n, p})
 		}
 	}
-
 }
 
 // compileSubject sets a rule's subject: its kind and field, and its

@@ -115,21 +115,25 @@ func parseCached(name string, data []byte, lazy bool) (rules []*Rule, warns Prob
 
 // deferred holds the compilation left to do of rules loaded with their
 // expressions deferred (loader.lazy), by rule, until it is done. Rule has
-// no field for it; an entry lives as long as its rule is never decided.
+// no field for it; an entry lives until the rule's values are compiled
+// (its first firing finding), else as long as the rule.
 var deferred sync.Map // *Rule -> *deferredCompile
 
+// deferredCompile is a rule's compilation in two stages: what deciding it
+// needs (lets, undecided, condition, subject), then its values, which only
+// a firing finding needs.
 type deferredCompile struct {
-	once    sync.Once
-	compile func() error
-	err     error
+	decide, values       func() error
+	decideOnce, valsOnce sync.Once
+	decideErr, valsErr   error
 }
 
-func deferCompile(r *Rule, compile func() error) {
-	deferred.Store(r, &deferredCompile{compile: compile})
+func deferCompile(r *Rule, decide, values func() error) {
+	deferred.Store(r, &deferredCompile{decide: decide, values: values})
 }
 
-// compiled compiles what loading left of the rule's expressions, once;
-// an error says why the rule cannot be decided (a built-in rule whose
+// compiled compiles, once, what deciding the rule needs of what loading
+// left; an error says why the rule cannot be decided (a built-in rule whose
 // expressions no longer compile, which TestBuiltinCacheSameRules rules
 // out).
 func (r *Rule) compiled() error {
@@ -138,13 +142,30 @@ func (r *Rule) compiled() error {
 		return nil
 	}
 	d := v.(*deferredCompile)
-	d.once.Do(func() {
-		d.err = d.compile()
-		if d.err == nil {
-			deferred.Delete(r)
-		} else {
-			d.err = fmt.Errorf("compiling the rule: %w", d.err)
+	d.decideOnce.Do(func() {
+		if err := d.decide(); err != nil {
+			d.decideErr = fmt.Errorf("compiling the rule: %w", err)
 		}
 	})
-	return d.err
+	return d.decideErr
+}
+
+// compiledValues is compiled, and the rule's values too.
+func (r *Rule) compiledValues() error {
+	if err := r.compiled(); err != nil {
+		return err
+	}
+	v, ok := deferred.Load(r)
+	if !ok {
+		return nil
+	}
+	d := v.(*deferredCompile)
+	d.valsOnce.Do(func() {
+		if err := d.values(); err != nil {
+			d.valsErr = fmt.Errorf("compiling the rule's values: %w", err)
+		} else {
+			deferred.Delete(r)
+		}
+	})
+	return d.valsErr
 }

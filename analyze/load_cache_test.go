@@ -314,7 +314,7 @@ func TestBuiltinCacheSameRules(t *testing.T) {
 				t.Fatalf("%s, mode %d: %d rules, %d problems, from YAML %d, %d", set.prefix, mode, len(fast), len(fastProbs), len(slow), len(slowProbs))
 			}
 			for i := range fast {
-				if err := fast[i].compiled(); err != nil {
+				if err := fast[i].compiledValues(); err != nil {
 					t.Errorf("%s, mode %d: rule %s: %v", set.prefix, mode, slow[i].ID, err)
 				}
 				if d := ruleDiff(fast[i], slow[i]); d != "" {
@@ -501,5 +501,52 @@ func BenchmarkLoadBuiltin(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// With expressions deferred, a rule's values compile only when it fires.
+func TestDeferredValues(t *testing.T) {
+	src := `apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: deferred-values
+    pattern: deferred-values
+    severity: warning
+    title: t
+    signals:
+      pods:
+        kube:
+          resource: pods
+    requires: pods
+    let:
+      - n: len(pods)
+    condition: n > 1
+    values:
+      count: n * 2
+    summary: '{{ .values.count }} pods'
+    remediation: r
+`
+	lazy := &loader{file: "x.yaml", pos: map[string]pos{}, lazy: true}
+	rs, err := lazy.parse([]byte(src))
+	if err != nil || len(rs) != 1 {
+		t.Fatalf("lazy: %d rules, %v", len(rs), err)
+	}
+	r := rs[0]
+	b := newBudget(nil, DefaultBudget)
+	pods := func(n int) map[string]*signalResult {
+		return map[string]*signalResult{"pods": {rows: make([]Row, n), available: true}}
+	}
+	if fs, err := r.decide(map[string]any{}, pods(1), b); err != nil || len(fs) != 0 {
+		t.Fatalf("one pod: %v, %v", fs, err)
+	}
+	if r.condition == nil || r.values != nil {
+		t.Fatalf("passed: condition %v, values %v: want the condition compiled and the values not", r.condition, r.values)
+	}
+	fs, err := r.decide(map[string]any{}, pods(3), b)
+	if err != nil || len(fs) != 1 || fs[0].Summary != "6 pods" {
+		t.Fatalf("three pods: %+v, %v", fs, err)
+	}
+	if _, ok := deferred.Load(r); ok {
+		t.Error("compiled whole, the rule is still deferred")
 	}
 }
