@@ -136,7 +136,7 @@ func (v *memSeriesView) Iterator(it chunkenc.Iterator) chunkenc.Iterator {
 	if !ok {
 		si = &sampleIter{buf: &memSamples{}}
 	}
-	si.buf.ts, si.buf.vs = v.s.appendRange(v.mint, v.maxt, si.buf.ts[:0], si.buf.vs[:0])
+	si.buf.ts, si.buf.vs = v.s.appendRange(v.mint, v.maxt, si.buf.ts[:0], si.buf.vs[:0], &si.dec)
 	if si.Iterator == nil {
 		si.Iterator = storage.NewListSeriesIterator(si.buf)
 	} else {
@@ -150,6 +150,7 @@ func (v *memSeriesView) Iterator(it chunkenc.Iterator) chunkenc.Iterator {
 type sampleIter struct {
 	chunkenc.Iterator
 	buf *memSamples
+	dec chunkenc.Iterator // of the chunks, reused
 }
 
 // memSamples shows parallel time and value slices as storage.Samples.

@@ -251,10 +251,13 @@ func (s *samples) anyIn(mint, maxt int64) bool {
 }
 
 // appendRange appends the times and values of the samples with a time in
-// [mint, maxt] to ts and vs. The samples must be ordered.
-func (s *samples) appendRange(mint, maxt int64, ts []int64, vs []float64) ([]int64, []float64) {
+// [mint, maxt] to ts and vs. The samples must be ordered. it, when not nil,
+// is a chunk iterator to reuse, and is set to the one used.
+func (s *samples) appendRange(mint, maxt int64, ts []int64, vs []float64, it *chunkenc.Iterator) ([]int64, []float64) {
 	var xc chunkenc.XORChunk
-	var it chunkenc.Iterator
+	if it == nil {
+		it = new(chunkenc.Iterator)
+	}
 	for i := 0; ; i++ {
 		c, ok := s.chunk(i)
 		if !ok || c.minT > maxt {
@@ -264,9 +267,9 @@ func (s *samples) appendRange(mint, maxt int64, ts []int64, vs []float64) ([]int
 			continue
 		}
 		xc.Reset(c.b)
-		it = xc.Iterator(it)
-		for it.Next() != chunkenc.ValNone {
-			t, v := it.At()
+		*it = xc.Iterator(*it)
+		for (*it).Next() != chunkenc.ValNone {
+			t, v := (*it).At()
 			if t < mint {
 				continue
 			}

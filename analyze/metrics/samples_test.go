@@ -198,7 +198,7 @@ func TestSamplesMatchSlices(t *testing.T) {
 			if got := s.anyIn(mint, maxt); got != (len(wts) > 0) {
 				t.Fatalf("seed %d: anyIn(%d, %d) = %v, want %v", seed, mint, maxt, got, len(wts) > 0)
 			}
-			ts, vs := s.appendRange(mint, maxt, nil, nil)
+			ts, vs := s.appendRange(mint, maxt, nil, nil, nil)
 			if !slices.Equal(ts, wts) || !sameFloats(vs, wvs) {
 				t.Fatalf("seed %d: range [%d, %d]: got %v, want %v", seed, mint, maxt, ts, wts)
 			}

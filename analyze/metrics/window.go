@@ -64,7 +64,10 @@ func (s *Store) DropScrapesOutside(from, to time.Time) (dropped []string) {
 	before := len(s.series)
 	series := s.series[:0]
 	for _, ms := range s.series {
-		if ms.scraped && ms.filter(func(t int64) bool { return !outside(t) }) {
+		// Every sample is within the bounds: when they are inside, nothing
+		// goes, and the chunks need not be decoded.
+		if lo, hi := ms.bounds(); ms.scraped && (outside(lo) || outside(hi)) &&
+			ms.filter(func(t int64) bool { return !outside(t) }) {
 			changed = true
 		}
 		if ms.n > 0 {
