@@ -78,7 +78,16 @@ type teddyGate struct {
 type teddy struct {
 	m       teddyMasks
 	buckets [8][]teddyGate
+	// first3 has bit fpHash(w) set for the first 3 bytes w of each
+	// fingerprint: most candidates are common words that only the tables'
+	// mix of nibbles lets through ("coun" for "Conn" and "runn"), and
+	// this one test drops them.
+	first3 [1 << 16 / 64]uint64
 }
+
+// fpHash hashes the first 3 bytes of w, the upper and lower case of a
+// letter (and other bytes that differ only in bit 5) alike.
+func fpHash(w uint32) uint32 { return (w & 0x00dfdfdf) * 0x9e3779b1 >> 16 }
 
 // gateSearch is how a file's gates are searched: groups, by
 // bytes.IndexByte passes (see groupGates), and t, when not nil, by the
@@ -174,15 +183,19 @@ func (t *teddy) lines(dst []lineSpan, block []byte, cand *[]uint32) []lineSpan {
 
 // at reports whether one of t's gates has its fingerprint at block[p].
 func (t *teddy) at(block []byte, p int) bool {
-	bits := t.m.bits(block, p)
 	var w uint32
-	if p+4 <= len(block) {
+	switch {
+	case p+4 <= len(block):
 		w = binary.LittleEndian.Uint32(block[p:])
-	} else {
-		for k := len(block) - 1; k >= p; k-- {
-			w = w<<8 | uint32(block[k])
-		}
+	case p+3 <= len(block):
+		w = uint32(block[p]) | uint32(block[p+1])<<8 | uint32(block[p+2])<<16
+	default:
+		return false // every fingerprint has 3 bytes or more
 	}
+	if h := fpHash(w); t.first3[h>>6]&(1<<(h&63)) == 0 {
+		return false
+	}
+	bits := t.m.bits(block, p)
 	for bits != 0 {
 		j := bitIndex(bits)
 		bits &= bits - 1
@@ -380,6 +393,8 @@ func (f *byteFreq) teddyPlan(gs []lit) *teddy {
 		buckets[best], used[best] = bestSets, true
 		rates[best] += bestCost
 		t.buckets[best] = append(t.buckets[best], fg.g)
+		h := fpHash(fg.g.fp)
+		t.first3[h>>6] |= 1 << (h & 63)
 	}
 	for j, b := range buckets {
 		if !used[j] {
