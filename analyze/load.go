@@ -760,10 +760,11 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 			}
 			return nil
 		}, func() error {
-			// Only a firing finding has values: a rule that passes never
-			// compiles them.
+			// Only a firing finding has values and a summary: a rule
+			// that passes never compiles them.
 			ll := &loader{file: file, pos: pos, rule: rs.ID}
 			ll.compileValues(prefix, rs, env, r)
+			ll.compileSummary(prefix, rs, r)
 			if len(ll.probs) > 0 {
 				return ll.probs
 			}
@@ -778,14 +779,9 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		l.compileSubject(prefix, rs, env, r)
 	}
 
-	tmpl, err := template.New(rs.ID).Funcs(templateFuncs).Option("missingkey=zero").Parse(rs.Summary)
-	if err == nil {
-		err = instrumentTemplate(tmpl)
+	if !l.lazy {
+		l.compileSummary(prefix, rs, r)
 	}
-	if err != nil {
-		l.add(prefix, "summary", "%v", err)
-	}
-	r.summary = tmpl
 
 	// The remediation is a template too, so that it can name the subject
 	// and the rule's values ({{ or .subject_name "<mv>" }}); without
@@ -871,6 +867,18 @@ func (l *loader) compileDecision(prefix string, rs ruleSpec, env map[string]any,
 		}
 	}
 	r.condition = l.compileExpr(prefix, "condition", rs.Condition, env, expr.AsBool())
+}
+
+// compileSummary parses a rule's summary template.
+func (l *loader) compileSummary(prefix string, rs ruleSpec, r *Rule) {
+	tmpl, err := template.New(rs.ID).Funcs(templateFuncs).Option("missingkey=zero").Parse(rs.Summary)
+	if err == nil {
+		err = instrumentTemplate(tmpl)
+	}
+	if err != nil {
+		l.add(prefix, "summary", "%v", err)
+	}
+	r.summary = tmpl
 }
 
 // compileValues compiles a rule's values.
