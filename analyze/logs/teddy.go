@@ -163,7 +163,14 @@ func (t *teddy) lines(dst []lineSpan, block []byte, cand *[]uint32) []lineSpan {
 		n, next := teddyCandidates(&t.m, block[at:], buf)
 		for _, c := range buf[:n] {
 			p := at + int(c)
-			if p >= skip && t.at(block, p) {
+			if p < skip {
+				continue
+			}
+			// t.at's first test, here to save a call: p+4 <= len(block)
+			if h := fpHash(binary.LittleEndian.Uint32(block[p:])); t.first3[h>>6]&(1<<(h&63)) == 0 {
+				continue
+			}
+			if t.at(block, p) {
 				sp := lineAt(block, p)
 				dst = append(dst, sp)
 				skip = sp.end + 1

@@ -15,16 +15,25 @@ import (
 // among the positions it searches, which are the 32-byte steps from 0
 // while the step's last position plus teddyPos fits in b, and while out
 // has room for 32 more.
-func tdModel(m *teddyMasks, b []byte, outLen int) (cands []uint32, next int) {
-	for next+teddyTail <= len(b) && len(cands)+32 <= outLen {
-		for p := next; p < next+32; p++ {
+func tdModel(m *teddyMasks, b []byte, outLen, step int) (cands []uint32, next int) {
+	for next+step+teddyPos-1 <= len(b) && len(cands)+step <= outLen {
+		for p := next; p < next+step; p++ {
 			if m.bits(b, p) != 0 {
 				cands = append(cands, uint32(p))
 			}
 		}
-		next += 32
+		next += step
 	}
 	return cands, next
+}
+
+// tdKernels are the kernels this machine runs, and their steps.
+func tdKernels() (names []string, steps []int, run []func(m *teddyMasks, b []byte, out []uint32) (int, int)) {
+	if haveTeddy {
+		names, steps = append(names, "avx2"), append(steps, 32)
+		run = append(run, teddyCandidates)
+	}
+	return names, steps, run
 }
 
 // tdRandomMasks fills masks with bucket bits: each table byte has each bit
@@ -53,11 +62,12 @@ func tdRandomMasks(r *rand.Rand, density int) *teddyMasks {
 // The kernel finds exactly the model's candidates, at every alignment of
 // the input and every length to 100, with outputs too small for all.
 func TestTeddyKernel(t *testing.T) {
-	if !haveTeddy {
+	names, steps, kernels := tdKernels()
+	if len(kernels) == 0 {
 		t.Skip("no AVX2")
 	}
 	r := rand.New(rand.NewPCG(1, 2))
-	buf := make([]byte, 200)
+	buf := make([]byte, 300)
 	for _, density := range []int{1, 2, 3, 8} {
 		m := tdRandomMasks(r, density)
 		for round := range 4 {
@@ -68,16 +78,21 @@ func TestTeddyKernel(t *testing.T) {
 					buf[i] = "abcXYZ{} \n"[r.IntN(10)]
 				}
 			}
-			for align := range 32 {
-				for n := 0; n <= 100; n++ {
-					b := buf[align : align+n]
-					for _, outLen := range []int{32, 40, 64, 200} {
-						out := make([]uint32, outLen)
-						got, next := teddyCandidates(m, b, out)
-						want, wantNext := tdModel(m, b, outLen)
-						if next != wantNext || !slices.Equal(out[:got], want) {
-							t.Fatalf("density %d align %d len %d out %d: got %v next %d, want %v next %d",
-								density, align, n, outLen, out[:got], next, want, wantNext)
+			for ki, kernel := range kernels {
+				for align := range 64 {
+					for n := 0; n <= 200; n++ {
+						if n > 100 && align%7 != 0 {
+							continue
+						}
+						b := buf[align : align+n]
+						for _, outLen := range []int{64, 70, 128, 300} {
+							out := make([]uint32, outLen)
+							got, next := kernel(m, b, out)
+							want, wantNext := tdModel(m, b, outLen, steps[ki])
+							if next != wantNext || !slices.Equal(out[:got], want) {
+								t.Fatalf("%s: density %d align %d len %d out %d: got %v next %d, want %v next %d",
+									names[ki], density, align, n, outLen, out[:got], next, want, wantNext)
+							}
 						}
 					}
 				}
@@ -90,32 +105,36 @@ func TestTeddyKernel(t *testing.T) {
 // 32, 63, 64) and at the last position the kernel searches, and nowhere
 // else.
 func TestTeddyKernelEdges(t *testing.T) {
-	if !haveTeddy {
+	names, steps, kernels := tdKernels()
+	if len(kernels) == 0 {
 		t.Skip("no AVX2")
 	}
 	var f byteFreq
 	tg := f.teddyPlan([]lit{{s: []byte("WXYZ")}})
-	for n := teddyTail; n <= 140; n++ {
-		last := (n-teddyTail)/32*32 + 31 // the last position searched
-		for _, at := range []int{0, 31, 32, 63, 64, last, n - teddyPos} {
-			if at < 0 || at+4 > n {
-				continue
-			}
-			b := bytes.Repeat([]byte{'.'}, n)
-			copy(b[at:], "WXYZ")
-			out := make([]uint32, 64)
-			got, next := teddyCandidates(&tg.m, b, out)
-			var want []uint32
-			if at < next {
-				want = []uint32{uint32(at)}
-			}
-			if !slices.Equal(out[:got], want) {
-				t.Errorf("len %d, WXYZ at %d: candidates %v next %d, want %v", n, at, out[:got], next, want)
-			}
-			// And the whole search finds its line, wherever it is.
-			var cand []uint32
-			if sp := tg.lines(nil, b, &cand); len(sp) != 1 || sp[0] != (lineSpan{0, n}) {
-				t.Errorf("len %d, WXYZ at %d: lines %v", n, at, sp)
+	for ki, kernel := range kernels {
+		step := steps[ki]
+		for n := step + teddyPos - 1; n <= 300; n++ {
+			last := (n-step-teddyPos+1)/step*step + step - 1 // the last position searched
+			for _, at := range []int{0, 31, 32, 63, 64, 127, 128, last, n - teddyPos} {
+				if at < 0 || at+4 > n {
+					continue
+				}
+				b := bytes.Repeat([]byte{'.'}, n)
+				copy(b[at:], "WXYZ")
+				out := make([]uint32, 64)
+				got, next := kernel(&tg.m, b, out)
+				var want []uint32
+				if at < next {
+					want = []uint32{uint32(at)}
+				}
+				if !slices.Equal(out[:got], want) {
+					t.Errorf("%s: len %d, WXYZ at %d: candidates %v next %d, want %v", names[ki], n, at, out[:got], next, want)
+				}
+				// And the whole search finds its line, wherever it is.
+				var cand []uint32
+				if sp := tg.lines(nil, b, &cand); len(sp) != 1 || sp[0] != (lineSpan{0, n}) {
+					t.Errorf("len %d, WXYZ at %d: lines %v", n, at, sp)
+				}
 			}
 		}
 	}
