@@ -153,8 +153,17 @@ func loadFSCached(fsys fs.FS, prefix string, mode cacheMode) (rules []*Rule, pro
 	}
 	var files []*ruleFile
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !isYAML(p) {
+		if err != nil {
 			return err
+		}
+		// As in a directory of rule files (ruleFiles): the rule tests'
+		// bundles (testdata/, 500 directories for the built-in rules)
+		// hold no rules.
+		if d.IsDir() && p != "." && (d.Name() == "testdata" || strings.HasPrefix(d.Name(), ".")) {
+			return fs.SkipDir
+		}
+		if d.IsDir() || !isYAML(p) {
+			return nil
 		}
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {

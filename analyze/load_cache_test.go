@@ -161,6 +161,9 @@ func builtinRuleFiles(t *testing.T, fn func(name string, data []byte)) {
 	t.Helper()
 	for _, set := range builtinSets {
 		err := fs.WalkDir(set.fsys, ".", func(p string, d fs.DirEntry, err error) error {
+			if err == nil && d.IsDir() && d.Name() == "testdata" {
+				return fs.SkipDir
+			}
 			if err != nil || d.IsDir() || !isYAML(p) {
 				return err
 			}
@@ -555,5 +558,19 @@ rules:
 	}
 	if _, ok := deferred.Load(r); ok {
 		t.Error("compiled whole, the rule is still deferred")
+	}
+}
+
+// Loading a file system skips testdata/ and dot directories, as loading a
+// directory does: the rule tests' bundles hold no rules.
+func TestLoadFSSkipsTestdata(t *testing.T) {
+	bad := &fstest.MapFile{Data: []byte("not: [a rule file")}
+	fsys := fstest.MapFS{"testdata/x/kube.yaml": bad, ".git/y.yaml": bad, "sub/testdata/z.yml": bad}
+	if rs, probs, _ := loadFSCached(fsys, "builtin:", cacheLazy); len(rs) != 0 || len(probs) != 0 {
+		t.Fatalf("got %d rules, problems %v; want none", len(rs), probs)
+	}
+	fsys["sub/r.yaml"] = bad
+	if _, probs, _ := loadFSCached(fsys, "builtin:", cacheLazy); len(probs) != 1 || probs[0].File != "builtin:sub/r.yaml" {
+		t.Fatalf("got problems %v; want sub/r.yaml's", probs)
 	}
 }
