@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"go/format"
@@ -14,6 +15,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 	"text/template"
@@ -572,5 +574,49 @@ func TestLoadFSSkipsTestdata(t *testing.T) {
 	fsys["sub/r.yaml"] = bad
 	if _, probs, _ := loadFSCached(fsys, "builtin:", cacheLazy); len(probs) != 1 || probs[0].File != "builtin:sub/r.yaml" {
 		t.Fatalf("got problems %v; want sub/r.yaml's", probs)
+	}
+}
+
+// Rules loaded lazily can be evaluated by several goroutines at once (each
+// compiles a rule's expressions once), and report what rules compiled whole
+// do.
+func TestDeferredConcurrent(t *testing.T) {
+	load := func(mode cacheMode) []*Rule {
+		var all []*Rule
+		for _, set := range builtinSets {
+			rs, probs, _ := loadFSCached(set.fsys, set.prefix, mode)
+			if len(probs) > 0 {
+				t.Fatal(probs)
+			}
+			all = append(all, rs...)
+		}
+		return all
+	}
+	const dir = "../samples/handmade-minimal"
+	report := func(rs []*Rule) string {
+		rep, err := Analyze(context.Background(), dir, rs, bundle.Options{})
+		if err != nil {
+			t.Error(err)
+			return ""
+		}
+		js, _ := json.Marshal(rep)
+		return string(js)
+	}
+	want := report(load(noCache))
+	lazy := load(cacheLazy)
+	got := make([]string, 4)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			got[i] = report(lazy)
+		}()
+	}
+	wg.Wait()
+	for i, g := range got {
+		if g != want {
+			t.Errorf("goroutine %d: the report differs from the one of rules compiled whole", i)
+		}
 	}
 }
