@@ -628,7 +628,7 @@ func (f *fileScan) scanBlocks(p string, r io.Reader, g gates) error {
 			if g.json != nil && mostlyJSON(block) {
 				gs, jsonLines = s.freq.pickRuns(g.json), false
 			}
-			s.search = s.freq.planSearch(s.search, gs)
+			s.search = s.freq.planSearch(s.search, gs, err == nil)
 			sampled = true
 		}
 		cur.block = block

@@ -228,7 +228,7 @@ func tdCompare(t *testing.T, f *byteFreq, block []byte, gs []lit, jsonLines bool
 	want := gatedLines(nil, block, ref, jsonLines)
 	for _, off := range []bool{false, true} {
 		teddyOff = off
-		s := f.planSearch(gateSearch{}, slices.Clone(gs))
+		s := f.planSearch(gateSearch{}, slices.Clone(gs), true)
 		teddyOff = false
 		if !off && haveTeddy && s.t == nil && slices.ContainsFunc(gs, func(g lit) bool { return len(g.s) >= 3 && bytes.IndexByte(g.s, '\n') < 0 }) &&
 			!slices.ContainsFunc(gs, func(g lit) bool { return bytes.IndexByte(g.s, '\n') >= 0 }) {
@@ -350,7 +350,7 @@ func BenchmarkGatedLines(b *testing.B) {
 	for _, mode := range []string{"indexbyte", "teddy"} {
 		b.Run(mode, func(b *testing.B) {
 			teddyOff = mode == "indexbyte"
-			s := f.planSearch(gateSearch{}, slices.Clone(gs))
+			s := f.planSearch(gateSearch{}, slices.Clone(gs), true)
 			teddyOff = false
 			if mode == "teddy" && s.t == nil {
 				b.Skip("no SIMD search here")
@@ -363,5 +363,65 @@ func BenchmarkGatedLines(b *testing.B) {
 				spans = s.lines(spans[:0], blocks[i%len(blocks)], false, &cand)
 			}
 		})
+	}
+}
+
+// BenchmarkTeddyPlan plans the SIMD search of the built-in rules' gates,
+// as each log file with other gates than the last, or with twice the
+// bytes counted, does.
+func BenchmarkTeddyPlan(b *testing.B) {
+	gs := tdBuiltinGates(b)
+	var f byteFreq
+	f.add(lsBenchLog(64 << 10))
+	for b.Loop() {
+		f.teddyPlan(gs)
+	}
+}
+
+// A small file is searched with IndexByte unless a plan for its gates was
+// made for a big one; a plan is made again once the bytes counted double,
+// and the last maxTeddyPlans are kept.
+func TestTeddyPlans(t *testing.T) {
+	if !haveTeddy {
+		t.Skip("no AVX2")
+	}
+	var f byteFreq
+	f.add([]byte("some log text"))
+	a := []lit{{s: []byte("recovery start")}, {s: []byte("ab")}}
+	b := []lit{{s: []byte("actor exit")}}
+	var s gateSearch
+	grouped := func(s gateSearch) int {
+		n := 0
+		for _, g := range s.groups {
+			n += len(g.lits)
+		}
+		return n
+	}
+	if s = f.planSearch(s, slices.Clone(a), false); s.t != nil || grouped(s) != 2 {
+		t.Fatalf("small file, no plan: t %v, %d gates grouped, want IndexByte for both", s.t, grouped(s))
+	}
+	s = f.planSearch(s, slices.Clone(a), true)
+	ta := s.t
+	if ta == nil || grouped(s) != 1 {
+		t.Fatalf("big file: t %v, %d gates grouped, want a plan and IndexByte for the short gate", ta, grouped(s))
+	}
+	if s = f.planSearch(s, slices.Clone(b), true); s.t == nil || s.t == ta {
+		t.Fatal("other gates: want a plan of their own")
+	}
+	if s = f.planSearch(s, slices.Clone(a), false); s.t != ta {
+		t.Fatal("small file with planned gates: want the plan reused")
+	}
+	f.add(bytes.Repeat([]byte("more log text "), 10))
+	if s = f.planSearch(s, slices.Clone(a), false); s.t != ta {
+		t.Fatal("small file after the counts doubled: want the plan reused")
+	}
+	if s = f.planSearch(s, slices.Clone(a), true); s.t == ta || s.t == nil {
+		t.Fatal("big file after the counts doubled: want a new plan")
+	}
+	for i := range maxTeddyPlans + 3 {
+		s = f.planSearch(s, []lit{{s: []byte(fmt.Sprint("gate number ", i))}}, true)
+	}
+	if len(s.plans) != maxTeddyPlans {
+		t.Fatalf("%d plans kept, want %d", len(s.plans), maxTeddyPlans)
 	}
 }
