@@ -17,10 +17,12 @@ import (
 // (teddyCandidates, AVX2) looks both nibbles of 32 bytes up at once
 // (VPSHUFB) for each position and ANDs them: a byte left non-zero is an
 // offset where every fingerprint byte of some bucket's gate may be. Each
-// such candidate is checked in Go against the bucket's gates, their
-// fingerprint first, then the whole gate, and its line is taken as
-// gatedLines takes it. A folding gate puts both cases of its letters in
-// the tables; the check folds.
+// such candidate is checked in Go: its first 3 bytes against a bitmap of
+// the fingerprints' (most candidates are common words that only the mix
+// of nibbles lets through), then against its buckets' gates, their
+// fingerprint first, then the whole gate; its line is taken as gatedLines
+// takes it. A folding gate puts both cases of its letters in the tables;
+// the checks fold.
 //
 // The tables are a superset (nibbles of different gates combine), so the
 // candidates are more than the matches; how many more depends on how the
@@ -31,14 +33,15 @@ import (
 // line is taken at the byte where the search stops, which for a gate over
 // two lines depends on the anchor bytes chosen) or when the machine has no
 // AVX2, are searched with bytes.IndexByte as before (groupGates); so
-// are all gates when teddyOff is set (tests).
+// are all gates when teddyOff is set (tests), and those of a file of one
+// block when no plan for its gates is at hand (see planSearch).
 
 // teddyPos is the number of fingerprint positions the kernel tests.
 const teddyPos = 4
 
-// teddyTail is how far past a candidate the kernel reads: it searches
-// offsets p with p+teddyTail <= len(b), 32 at a time; the rest is searched
-// in Go.
+// teddyTail is how many bytes the kernel reads for a step of 32
+// positions from i: it takes the step when i+teddyTail <= len(b), and the
+// positions after the last step are searched in Go.
 const teddyTail = 32 + teddyPos - 1
 
 // teddyOff makes planSearch search with bytes.IndexByte only (tests).
