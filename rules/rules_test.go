@@ -14,11 +14,15 @@ import (
 	"github.com/rwdiag/rwdiag/rules"
 )
 
-// The built-in rules load and lint clean.
+// The built-in rules load and lint clean. Lint compiles every expression
+// of every rule, which analyze leaves until a rule is decided.
 func TestBuiltinRulesLoad(t *testing.T) {
 	rs, err := analyze.LoadFS(rules.FS, rules.Prefix)
 	if err != nil {
 		t.Fatalf("built-in rules:\n%v", err)
+	}
+	if linted, probs := analyze.LintFS(rules.FS, rules.Prefix); len(probs) > 0 || len(linted) != len(rs) {
+		t.Fatalf("built-in rules: lint loads %d of %d:\n%v", len(linted), len(rs), probs)
 	}
 	if len(rs) == 0 {
 		t.Fatal("no built-in rules")
