@@ -118,6 +118,10 @@ type Store struct {
 	readBuf []byte
 	lineBuf []int32
 	nameBuf []byte
+	known   []knownSample
+
+	parseAll bool // tests: the parser reads every scrape (no addKnown)
+	nknown   int  // scrapes addKnown added
 }
 
 // maxReadBuf is the largest scrape buffer kept for the next scrape.
@@ -188,6 +192,9 @@ func (s *Store) AddScrape(path, pod string, at time.Time, r io.Reader) error {
 	var lineNos []int32
 	if s.names != nil {
 		b, lineNos = s.wantedLines(b)
+	}
+	if lineNos != nil && s.addKnown(b, s.raw[pod], atMs) {
+		return nil
 	}
 	p, err := textparse.New(b, "text/plain; version=0.0.4", s.symbols, textparse.ParserOptions{})
 	if p == nil {
