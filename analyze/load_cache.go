@@ -10,15 +10,26 @@ import (
 	"github.com/rwdiag/rwdiag/analyze/sqlstore"
 )
 
-// The built-in rule files' parsed form is generated ahead, so that loading
-// them at every start does not parse their YAML (about a fifth of
-// `rwdiag analyze`'s CPU time on a small bundle): load_cache_gen.go holds,
-// per embedded file name, the SHA-256 of the file and its parsed form (the
-// spec and the position of every value) as Go literals, and the answers of
-// sqlstore's MissingTables for the rules' SQL queries on a bundle without
-// sql/. A file whose content differs from what was generated is parsed
-// from its YAML as before; TestBuiltinCache fails until the cache is
-// generated again:
+// What `rwdiag analyze` does at every start for the built-in rules and
+// known issues, generated ahead or left until needed (issue 14; on the
+// small sample it cut the CPU time from about 160 to 60 ms):
+//
+//   - load_cache_gen.go holds, per embedded file name, the SHA-256 of the
+//     file and its parsed form (the spec and the position of every value)
+//     as Go literals, so no YAML is parsed; the answers of sqlstore's
+//     MissingTables for the rules' SQL queries on a store with no table
+//     loaded, so a bundle without sql/ costs SQLite nothing; and the
+//     metric names of their PromQL queries.
+//   - LoadFS (analyze) loads them lazily: the checks their tests prove pass
+//     are skipped (PromQL parse and lint, SQL prepare, log regex cost), and
+//     a rule's expressions but requires are compiled when it is first
+//     decided (Rule.compiled), its values and summary at its first firing
+//     finding (Rule.compiledValues). LintFS and LoadPaths (user rules, which
+//     must report every error at load) compile everything at load.
+//
+// A file whose content differs from what was generated is parsed from its
+// YAML as before, and compiled whole; TestBuiltinCache fails until the
+// cache is generated again (go generate ./analyze):
 //
 //go:generate go test -run ^TestBuiltinCache$ -update-builtin-cache .
 
