@@ -464,6 +464,9 @@ type loader struct {
 	// fail: for the built-in rules, which their tests prove compile and
 	// check clean (load_cache.go).
 	lazy bool
+	// exprs, when set, compiles the expressions with one expr
+	// configuration (a deferred compilation: load_expr.go).
+	exprs *exprCompiler
 }
 
 func (l *loader) yamlProblem(err error) *Problem {
@@ -758,8 +761,9 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		l.compileSubject(prefix, rs, nil, r)
 		file, pos := l.file, l.pos
 		var env map[string]any // the lets' witnesses, for the values
+		exprs := &exprCompiler{}
 		deferCompile(r, func() error {
-			ll := &loader{file: file, pos: pos, rule: rs.ID}
+			ll := &loader{file: file, pos: pos, rule: rs.ID, exprs: exprs}
 			env = conditionEnv(names)
 			ll.compileLets(prefix, rs, env, r)
 			ll.compileDecision(prefix, rs, env, r)
@@ -771,7 +775,7 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		}, func() error {
 			// Only a firing finding has values and a summary: a rule
 			// that passes never compiles them.
-			ll := &loader{file: file, pos: pos, rule: rs.ID}
+			ll := &loader{file: file, pos: pos, rule: rs.ID, exprs: exprs}
 			ll.compileValues(prefix, rs, env, r)
 			ll.compileSummary(prefix, rs, r)
 			if len(ll.probs) > 0 {
@@ -964,11 +968,17 @@ func (l *loader) compileExpr(prefix, field, src string, env map[string]any, opts
 	if strings.TrimSpace(src) == "" {
 		return nil
 	}
-	all := append([]expr.Option{expr.Env(env)}, exprFunctions()...)
-	all = append(all, tickFunctions()...)
-	all = append(all, expr.Patch(budgetPatcher{}))
-	all = append(all, opts...)
-	prog, err := expr.Compile(src, all...)
+	var prog *vm.Program
+	var err error
+	if l.exprs != nil {
+		prog, err = l.exprs.compile(src, env, opts...)
+	} else {
+		all := append([]expr.Option{expr.Env(env)}, exprFunctions()...)
+		all = append(all, tickFunctions()...)
+		all = append(all, expr.Patch(budgetPatcher{}))
+		all = append(all, opts...)
+		prog, err = expr.Compile(src, all...)
+	}
 	if err != nil {
 		l.add(prefix, field, "%s", oneLine(err.Error()))
 		return nil
