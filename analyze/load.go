@@ -464,8 +464,8 @@ type loader struct {
 	// fail: for the built-in rules, which their tests prove compile and
 	// check clean (load_cache.go).
 	lazy bool
-	// exprs, when set, compiles the expressions with one expr
-	// configuration (a deferred compilation: load_expr.go).
+	// exprs, when set, compiles the expressions with reused expr
+	// configurations (load_expr.go): the built-in rules loaded lazily.
 	exprs *exprCompiler
 }
 
@@ -761,9 +761,8 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		l.compileSubject(prefix, rs, nil, r)
 		file, pos := l.file, l.pos
 		var env map[string]any // the lets' witnesses, for the values
-		exprs := &exprCompiler{}
 		deferCompile(r, func() error {
-			ll := &loader{file: file, pos: pos, rule: rs.ID, exprs: exprs}
+			ll := &loader{file: file, pos: pos, rule: rs.ID, exprs: &exprCompiler{}}
 			env = conditionEnv(names)
 			ll.compileLets(prefix, rs, env, r)
 			ll.compileDecision(prefix, rs, env, r)
@@ -775,7 +774,7 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 		}, func() error {
 			// Only a firing finding has values and a summary: a rule
 			// that passes never compiles them.
-			ll := &loader{file: file, pos: pos, rule: rs.ID, exprs: exprs}
+			ll := &loader{file: file, pos: pos, rule: rs.ID, exprs: &exprCompiler{}}
 			ll.compileValues(prefix, rs, env, r)
 			ll.compileSummary(prefix, rs, r)
 			if len(ll.probs) > 0 {

@@ -94,6 +94,7 @@ func parseCached(name string, data []byte, lazy bool) (rules []*Rule, warns Prob
 	spec := c.spec()
 	l := &loader{file: name, lazy: lazy}
 	if lazy {
+		l.exprs = &exprCompiler{}
 		// Positions only place problems and warnings, which a built-in
 		// file loaded lazily has none of, and a known issue's source
 		// texts, which the report does not show but keep.

@@ -3,9 +3,11 @@ package analyze
 import (
 	"errors"
 	"reflect"
+	"sync"
 
 	"github.com/expr-lang/expr"
 	"github.com/expr-lang/expr/checker"
+	"github.com/expr-lang/expr/checker/nature"
 	"github.com/expr-lang/expr/compiler"
 	"github.com/expr-lang/expr/conf"
 	"github.com/expr-lang/expr/file"
@@ -13,31 +15,35 @@ import (
 	"github.com/expr-lang/expr/vm"
 )
 
-// exprCompiler compiles one rule's expressions as expr.Compile does with
-// compileExpr's options, but with one expr configuration made for all of
-// them: expr.Compile makes a new one per expression (a copy of expr's
-// builtins, every function's types), a third of compiling the short
-// expressions rules have. Only the environment and the expected kind
-// change from one expression to the next. TestBuiltinCacheSameRules
-// checks that the built-in rules compile to the same bytecode either way.
-// Not safe for concurrent use: one rule's deferred compilation runs once.
-type exprCompiler struct {
-	conf *conf.Config
-}
+// exprCompiler compiles expressions as expr.Compile does with
+// compileExpr's options, but with expr configurations made once and
+// reused (exprConfs): expr.Compile makes a new one per expression (a copy
+// of expr's builtins, every function's types), a third of compiling the
+// short expressions rules have. Only the environment and the expected kind
+// change from one expression to the next. TestBuiltinCacheSameRules checks
+// that the built-in rules compile to the same bytecode either way.
+type exprCompiler struct{}
 
-func (x *exprCompiler) compile(src string, env map[string]any, opts ...expr.Option) (*vm.Program, error) {
-	c := x.conf
-	if c == nil {
-		c = conf.CreateNew()
-		for _, op := range exprFunctions() {
-			op(c)
-		}
-		for _, op := range tickFunctions() {
-			op(c)
-		}
-		expr.Patch(budgetPatcher{})(c)
-		x.conf = c
+// exprConfs are the expr configurations exprCompiler reuses, one per
+// compilation running at a time.
+var exprConfs = sync.Pool{New: func() any {
+	c := conf.CreateNew()
+	for _, op := range exprFunctions() {
+		op(c)
 	}
+	for _, op := range tickFunctions() {
+		op(c)
+	}
+	expr.Patch(budgetPatcher{})(c)
+	return c
+}}
+
+func (exprCompiler) compile(src string, env map[string]any, opts ...expr.Option) (*vm.Program, error) {
+	c := exprConfs.Get().(*conf.Config)
+	defer func() {
+		c.EnvObject, c.Env = nil, nature.Nature{} // keep no rule's values
+		exprConfs.Put(c)
+	}()
 	c.WithEnv(env)
 	c.Expect, c.ExpectAny = reflect.Invalid, false // what the options below set (expr.AsBool)
 	for _, op := range opts {
