@@ -83,11 +83,16 @@ func Gather(ctx context.Context, path string, rules []*Rule, opts bundle.Options
 // pages the runtime keeps after it, reach twice the live heap. Under the
 // limit the collector runs, and returns pages to the system, earlier.
 // It is soft: a live heap above it is not an error, only more collections.
-// Measured (issue 14, docs/performance.md): the live heap peaks at 66 MB
-// on the 8 GiB benchmark bundle; 80 MiB kept peak RSS at 157-162 MB from
-// 2 to 8 GiB (without: 177-202 and 233-238) for 13% more CPU at 8 GiB and
-// none at 2 GiB; 64 MiB cost 27%. GOMEMLIMIT=off turns it off.
-const readingMemoryLimit = 80 << 20
+// Measured (issue 14, docs/performance.md): with samples in XOR chunks
+// (analyze/metrics) the live heap peaks at about 35 MB on the 8 GiB
+// benchmark bundle (it was 66 MB, when 80 MiB was chosen). 64 MiB keeps
+// peak RSS at 131-134 MB at 8 GiB and 123-128 MB at 2 GiB (80 MiB: 141-145
+// and 121-142; none: 142-162 at 8 GiB) with as many collections as without
+// a limit (11-15 in a run); 48 MiB starts costing collections (85 on the
+// 8 GiB frames bundle, whose decoded frames count too). A bundle whose live
+// heap nears the limit costs more collections, never a failure.
+// GOMEMLIMIT=off turns it off.
+const readingMemoryLimit = 64 << 20
 
 // limitReadingMemory sets readingMemoryLimit unless a limit is set, and
 // returns what restores the previous one.
