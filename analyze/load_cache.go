@@ -125,12 +125,6 @@ func parseCached(name string, data []byte, lazy bool) (rules []*Rule, warns Prob
 	return rules, l.warns, true
 }
 
-// deferred holds the compilation left to do of rules loaded with their
-// expressions deferred (loader.lazy), by rule, until it is done. Rule has
-// no field for it; an entry lives until the rule's values are compiled
-// (its first firing finding), else as long as the rule.
-var deferred sync.Map // *Rule -> *deferredCompile
-
 // deferredCompile is a rule's compilation in two stages: what deciding it
 // needs (lets, undecided, condition, subject), then its values, which only
 // a firing finding needs.
@@ -140,8 +134,11 @@ type deferredCompile struct {
 	decideErr, valsErr   error
 }
 
+// deferCompile leaves decide and values to r's first decision and first
+// firing finding (Rule.deferred: set while the rule loads, before any
+// goroutine reads it, and never changed after).
 func deferCompile(r *Rule, decide, values func() error) {
-	deferred.Store(r, &deferredCompile{decide: decide, values: values})
+	r.deferred = &deferredCompile{decide: decide, values: values}
 }
 
 // compiled compiles, once, what deciding the rule needs of what loading
@@ -149,11 +146,10 @@ func deferCompile(r *Rule, decide, values func() error) {
 // expressions no longer compile, which TestBuiltinCacheSameRules rules
 // out).
 func (r *Rule) compiled() error {
-	v, ok := deferred.Load(r)
-	if !ok {
+	d := r.deferred
+	if d == nil {
 		return nil
 	}
-	d := v.(*deferredCompile)
 	d.decideOnce.Do(func() {
 		if err := d.decide(); err != nil {
 			d.decideErr = fmt.Errorf("compiling the rule: %w", err)
@@ -167,16 +163,13 @@ func (r *Rule) compiledValues() error {
 	if err := r.compiled(); err != nil {
 		return err
 	}
-	v, ok := deferred.Load(r)
-	if !ok {
+	d := r.deferred
+	if d == nil {
 		return nil
 	}
-	d := v.(*deferredCompile)
 	d.valsOnce.Do(func() {
 		if err := d.values(); err != nil {
 			d.valsErr = fmt.Errorf("compiling the rule's values: %w", err)
-		} else {
-			deferred.Delete(r)
 		}
 	})
 	return d.valsErr

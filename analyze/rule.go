@@ -150,6 +150,10 @@ type Rule struct {
 	// Versions is the RisingWave version constraint as written; "" for all.
 	Versions string
 
+	// deferred, for a built-in rule loaded with its expressions left
+	// until needed (loader.lazy), is that compilation (see Rule.compiled).
+	deferred *deferredCompile
+
 	SubjectKind  string
 	subjectField string
 	subjectExpr  *vm.Program
