@@ -118,21 +118,13 @@ analyze() {
 	fi
 }
 
-# busy NAME COMMAND...: measure while another process keeps a core busy.
+# busy measure|analyze NAME ARGS...: measure or analyze while another
+# process keeps a core busy.
 busy() {
 	sha256sum /dev/zero &
 	hog=$!
 	sleep 0.2
-	measure "$@"
-	kill "$hog"
-	wait "$hog" 2>/dev/null || true
-	hog=""
-}
-busyanalyze() {
-	sha256sum /dev/zero &
-	hog=$!
-	sleep 0.2
-	analyze "$@"
+	"$@"
 	kill "$hog"
 	wait "$hog" 2>/dev/null || true
 	hog=""
@@ -231,10 +223,10 @@ for size in $sizes; do
 		measure "G-$size" sh -c 'gzip -dc "$1" >/dev/null' sh "$g"
 		analyze "Cg-$size" "$g"
 		if [[ $busy == 1 ]]; then
-			busy "Zs+busy-$size" sh -c 'zstd -dc "$1" >/dev/null' sh "$s"
-			busyanalyze "Cs+busy-$size" "$s"
-			busy "Zf+busy-$size" sh -c 'zstd -dc "$1" >/dev/null' sh "$f"
-			busyanalyze "Cf+busy-$size" "$f"
+			busy measure "Zs+busy-$size" sh -c 'zstd -dc "$1" >/dev/null' sh "$s"
+			busy analyze "Cs+busy-$size" "$s"
+			busy measure "Zf+busy-$size" sh -c 'zstd -dc "$1" >/dev/null' sh "$f"
+			busy analyze "Cf+busy-$size" "$f"
 		fi
 	done
 	load_after=$(cut -d' ' -f1-3 /proc/loadavg)
