@@ -1,22 +1,12 @@
 // Command rwdiag diagnoses RisingWave clusters on Kubernetes offline, from a
 // bundle of what standard tools print. See README.md and docs/cli.md.
+//
+// This is the analysis binary: it does not link the collector (client-go,
+// kubectl's describers, gitleaks), so that analysing a bundle does not pay
+// for it. Its collect and bundle redact run the collector binary,
+// rwdiag-collect (cmd/rwdiag-collect), found next to it or on PATH.
 package main
 
-import (
-	"context"
-	"os"
-	"os/signal"
-	"syscall"
+import "github.com/rwdiag/rwdiag/cli"
 
-	"github.com/rwdiag/rwdiag/cli"
-)
-
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	go func() {
-		// After the first signal, a second one kills as usual.
-		<-ctx.Done()
-		stop()
-	}()
-	os.Exit(cli.Run(ctx, os.Args, os.Stdout, os.Stderr))
-}
+func main() { cli.Main() }

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
 	"sync/atomic"
+	"syscall"
 
 	ucli "github.com/urfave/cli/v2"
 
@@ -68,12 +71,15 @@ func commandName(c *ucli.Context) string {
 // exitInterrupted at once, and the caller is expected to exit; a command
 // that called finishOnInterrupt (collect) is waited for instead, since it
 // writes what it has. Run as kubectl-rwdiag, the app calls itself
-// "kubectl rwdiag".
+// "kubectl rwdiag". Without the collector linked in (cli/collector.go),
+// collect and bundle redact run the collector binary instead.
 func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	app := newApp(stdout, stderr)
 	if len(args) > 0 {
 		asKubectlPlugin(app, args[0])
 	}
+	app.Metadata[metaArgs] = args
+	warnVersionSkew(stderr)
 	args = interspersed(app, args)
 	done := make(chan error, 1)
 	go func() { done <- app.RunContext(ctx, args) }()
@@ -208,4 +214,16 @@ func exactArgs(c *ucli.Context, names ...string) ([]string, error) {
 		return nil, usageError(c, "unexpected argument %q", extra)
 	}
 	return args, nil
+}
+
+// Main runs rwdiag on the process's command line and exits with its status.
+// The first SIGINT or SIGTERM cancels the run (Run); a second one kills as
+// usual.
+func Main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	os.Exit(Run(ctx, os.Args, os.Stdout, os.Stderr))
 }

@@ -51,7 +51,9 @@ const (
 	EnvAPIServer = "RWDIAG_KUBE_APISERVER"
 	// EnvEtcd is the etcd binary; default etcd on the PATH.
 	EnvEtcd = "RWDIAG_KUBE_ETCD"
-	// EnvRwdiag is the rwdiag binary under test; default: built by TestMain.
+	// EnvRwdiag is the rwdiag binary under test (the analysis binary, whose
+	// collect runs the rwdiag-collect beside it); default: both built by
+	// TestMain.
 	EnvRwdiag = "RWDIAG_BIN"
 	// envInside marks the re-executed test binary inside its namespace.
 	envInside = "RWDIAG_KUBE_NETNS"

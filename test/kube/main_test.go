@@ -46,13 +46,16 @@ func outside(m *testing.M) int {
 		defer os.RemoveAll(dir)
 		bin := filepath.Join(dir, "rwdiag")
 		began := time.Now()
-		// The repository's root module, two directories up.
-		cmd := exec.Command("go", "build", "-o", bin, ".")
-		cmd.Dir = "../.."
-		cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
-		if err := cmd.Run(); err != nil {
-			fmt.Fprintf(os.Stderr, "kube harness: go build rwdiag: %v\n", err)
-			return 2
+		// The repository's root module, two directories up: rwdiag, the
+		// analysis binary, and beside it the collector its collect runs.
+		for _, b := range [][2]string{{bin, "."}, {filepath.Join(dir, "rwdiag-collect"), "./cmd/rwdiag-collect"}} {
+			cmd := exec.Command("go", "build", "-o", b[0], b[1])
+			cmd.Dir = "../.."
+			cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+			if err := cmd.Run(); err != nil {
+				fmt.Fprintf(os.Stderr, "kube harness: go build %s: %v\n", b[1], err)
+				return 2
+			}
 		}
 		fmt.Fprintf(os.Stderr, "kube harness: built rwdiag in %v\n", time.Since(began).Round(time.Millisecond))
 		os.Setenv(EnvRwdiag, bin)

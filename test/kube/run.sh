@@ -58,7 +58,9 @@ t_apiserver=$(secs "$t0" "$(now)")
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 t0=$(now)
-(cd "$root" && go build -o "$work/rwdiag" .)
+# rwdiag is the analysis binary; its collect runs rwdiag-collect, found next
+# to it, so the tests run collect the way users do (cli/collector.go).
+(cd "$root" && go build -o "$work/rwdiag" . && go build -o "$work/rwdiag-collect" ./cmd/rwdiag-collect)
 (cd "$here" && go test -c -o "$work/kube.test" .)
 t_build=$(secs "$t0" "$(now)")
 

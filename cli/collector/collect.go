@@ -1,6 +1,9 @@
-//go:build !nocollect
-
-package cli
+// Package collector is rwdiag's collector on the command line: collect and
+// bundle redact. It links client-go, kubectl's describers and gitleaks, so
+// only the collector binary (cmd/rwdiag-collect) imports it; importing it
+// registers its commands with package cli, and the analysis binary
+// (rwdiag) runs that binary for them instead (cli/collector.go).
+package collector
 
 import (
 	"errors"
@@ -15,8 +18,13 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/cli"
 	"github.com/rwdiag/rwdiag/collect"
 )
+
+func init() {
+	cli.RegisterCollector(cli.Collector{Collect: collectCommand, Redact: redactCommand})
+}
 
 func collectCommand() *ucli.Command {
 	d := collect.DefaultOptions()
@@ -72,8 +80,8 @@ func collectCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "selector", Aliases: []string{"l"}, Usage: "label `SELECTOR` of the RisingWave pods, instead of the operator's and helm's labels"},
 			&ucli.StringFlag{Name: "since", Value: d.Since.String(), Usage: "logs of the last `DURATION` only (0: all); a TIME is taken as --since-time"},
 			&ucli.StringFlag{Name: "since-time", Usage: "logs since `TIME` only (RFC 3339, or '2026-11-29 20:15' in UTC), as kubectl logs --since-time"},
-			&ucli.StringFlag{Name: "log-bytes", Value: formatSize(d.LogBytes), Usage: "keep at most `SIZE` of each log, its newest lines"},
-			&ucli.StringFlag{Name: "log-budget", Value: formatSize(d.LogBudget), Usage: "keep at most `SIZE` of logs in all, unhealthy pods first"},
+			&ucli.StringFlag{Name: "log-bytes", Value: cli.FormatSize(d.LogBytes), Usage: "keep at most `SIZE` of each log, its newest lines"},
+			&ucli.StringFlag{Name: "log-budget", Value: cli.FormatSize(d.LogBudget), Usage: "keep at most `SIZE` of logs in all, unhealthy pods first"},
 			&ucli.IntFlag{Name: "metrics-samples", Value: d.MetricsSamples, Usage: "scrape each pod's metrics port `N` times (0: never)"},
 			&ucli.DurationFlag{Name: "metrics-interval", Value: d.MetricsInterval, Usage: "`DURATION` between scrapes"},
 			&ucli.StringFlag{Name: "sql-dsn", Usage: "the frontend's Postgres `DSN`, e.g. postgres://root@localhost:4567/dev (default: the frontend Service, reachable only in the cluster; PGPASSWORD is honoured)"},
@@ -87,13 +95,13 @@ func collectCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "redact-config", Usage: "also redact what the patterns in `FILE` match"},
 			&ucli.BoolFlag{Name: "report", Usage: "after the summary, list per file how many values of which class were replaced (the manifest's redaction.files)"},
 			&ucli.StringSliceFlag{Name: "skip", Usage: "do not collect `STEP`: " + strings.Join(collect.SkippableSteps, ", ") + " (repeatable, or comma-separated)"},
-		}, ruleFlags()...),
+		}, cli.RuleFlags()...),
 		Action: runCollect,
 	}
 }
 
 func runCollect(c *ucli.Context) error {
-	if _, err := exactArgs(c); err != nil {
+	if _, err := cli.ExactArgs(c); err != nil {
 		return err
 	}
 	opts := collect.DefaultOptions()
@@ -102,11 +110,11 @@ func runCollect(c *ucli.Context) error {
 	opts.Kubeconfig = c.String("kubeconfig")
 	opts.Selector = c.String("selector")
 	if c.IsSet("since") && c.IsSet("since-time") {
-		return usageError(c, "give --since or --since-time, not both")
+		return cli.UsageError(c, "give --since or --since-time, not both")
 	}
 	since, err := parseSince(c.String("since"), c.String("since-time"), time.Now())
 	if err != nil {
-		return usageError(c, "%v", err)
+		return cli.UsageError(c, "%v", err)
 	}
 	opts.Since = since
 	opts.MetricsSamples = c.Int("metrics-samples")
@@ -119,14 +127,14 @@ func runCollect(c *ucli.Context) error {
 	opts.Concurrency = c.Int("concurrency")
 	opts.NoRedact = c.Bool("no-redact")
 	opts.RedactConfig = c.String("redact-config")
-	opts.ToolVersion = versionString()
+	opts.ToolVersion = cli.VersionString()
 	for _, f := range []struct {
 		name string
 		dst  *int64
 	}{{"log-bytes", &opts.LogBytes}, {"log-budget", &opts.LogBudget}} {
-		n, err := parseSize(c.String(f.name))
+		n, err := cli.ParseSize(c.String(f.name))
 		if err != nil {
-			return usageError(c, "--%s: %v", f.name, err)
+			return cli.UsageError(c, "--%s: %v", f.name, err)
 		}
 		*f.dst = n
 	}
@@ -138,13 +146,13 @@ func runCollect(c *ucli.Context) error {
 		}
 	}
 	if opts.NoRedact && opts.RedactConfig != "" {
-		return usageError(c, "--redact-config and --no-redact: choose one")
+		return cli.UsageError(c, "--redact-config and --no-redact: choose one")
 	}
 	if opts.NoRedact && c.Bool("report") {
-		return usageError(c, "--report and --no-redact: nothing is redacted, so there is nothing to report")
+		return cli.UsageError(c, "--report and --no-redact: nothing is redacted, so there is nothing to report")
 	}
 	if opts.PrometheusURL != "" {
-		rs, err := loadRules(c)
+		rs, err := cli.LoadRules(c)
 		if err != nil {
 			return err
 		}
@@ -152,25 +160,25 @@ func runCollect(c *ucli.Context) error {
 	} else {
 		for _, f := range []string{"rules", "disable", "no-builtin"} {
 			if c.IsSet(f) {
-				return usageError(c, "--%s chooses the metrics --prometheus reads: it needs --prometheus", f)
+				return cli.UsageError(c, "--%s chooses the metrics --prometheus reads: it needs --prometheus", f)
 			}
 		}
 	}
 	if err := checkArchiveName(c.String("output")); err != nil {
-		return usageError(c, "%v", err)
+		return cli.UsageError(c, "%v", err)
 	}
 	if err := findKubeconfig(opts.Kubeconfig); err != nil {
-		return &exitError{exitUsage, err}
+		return cli.ExitError(cli.ExitUsage, err)
 	}
 	toStdout := c.String("output") == "-"
 	opts.Output = c.String("output")
 	if toStdout {
 		if f, ok := c.App.Writer.(*os.File); ok && isatty.IsTerminal(f.Fd()) {
-			return usageError(c, "-o -: stdout is a terminal; redirect it to a file or a pipe")
+			return cli.UsageError(c, "-o -: stdout is a terminal; redirect it to a file or a pipe")
 		}
 		dir, err := os.MkdirTemp("", "rwdiag-collect-")
 		if err != nil {
-			return &exitError{exitUsage, err}
+			return cli.ExitError(cli.ExitUsage, err)
 		}
 		defer os.RemoveAll(dir)
 		opts.Output = dir
@@ -187,24 +195,24 @@ func runCollect(c *ucli.Context) error {
 		progress = bar
 	}
 	// From here an interruption writes the bundle rather than quitting.
-	finishOnInterrupt(c)
+	cli.FinishOnInterrupt(c)
 	res, err := collect.Run(c.Context, opts, progress)
 	if bar != nil {
 		bar.Finish()
 	}
 	if err != nil {
-		return &exitError{exitUsage, fmt.Errorf("collect: %w", err)}
+		return cli.ExitError(cli.ExitUsage, fmt.Errorf("collect: %w", err))
 	}
 	res.WriteSummary(stderr)
 	if c.Bool("report") {
 		fmt.Fprintln(stderr, "\nRedacted, per file: how many values of which class were replaced")
 		if err := collect.WriteRedactionReport(stderr, collect.FileReport(res.Manifest.Redaction), collect.ReportTable); err != nil {
-			return &exitError{exitUsage, err}
+			return cli.ExitError(cli.ExitUsage, err)
 		}
 	}
 	if toStdout {
 		if err := copyFile(c.App.Writer, res.Path); err != nil {
-			return &exitError{exitUsage, fmt.Errorf("collect: write the bundle to stdout: %w", err)}
+			return cli.ExitError(cli.ExitUsage, fmt.Errorf("collect: write the bundle to stdout: %w", err))
 		}
 	} else {
 		fmt.Fprintln(c.App.Writer, res.Path)
@@ -213,9 +221,9 @@ func runCollect(c *ucli.Context) error {
 	case m.Complete:
 		return nil
 	case c.Context.Err() != nil:
-		return &exitError{code: exitInterrupted}
+		return cli.ExitError(cli.ExitInterrupted, nil)
 	default:
-		return &exitError{exitFailed, errors.New("collect: the bundle is incomplete: " + m.IncompleteReason)}
+		return cli.ExitError(cli.ExitFailed, errors.New("collect: the bundle is incomplete: "+m.IncompleteReason))
 	}
 }
 
@@ -227,43 +235,6 @@ func copyFile(w io.Writer, path string) error {
 	defer f.Close()
 	_, err = io.Copy(w, f)
 	return err
-}
-
-// pluginName is the name kubectl gives a plugin's binary for `kubectl rwdiag`.
-const pluginName = "kubectl-rwdiag"
-
-// asKubectlPlugin renames the app when the binary runs as a kubectl plugin,
-// so its help reads `kubectl rwdiag collect ...`.
-func asKubectlPlugin(app *ucli.App, argv0 string) {
-	base := strings.TrimSuffix(filepath.Base(argv0), ".exe")
-	if base != pluginName {
-		return
-	}
-	app.Name = "kubectl rwdiag"
-	app.HelpName = app.Name
-	app.UsageText = pluginUsage(app.UsageText)
-	app.Description = pluginUsage(app.Description)
-	var rename func(cs []*ucli.Command)
-	rename = func(cs []*ucli.Command) {
-		for _, cmd := range cs {
-			cmd.UsageText = pluginUsage(cmd.UsageText)
-			cmd.Description = pluginUsage(cmd.Description)
-			rename(cmd.Subcommands)
-		}
-	}
-	rename(app.Commands)
-}
-
-// pluginUsage says "kubectl rwdiag" where a usage line or example says "rwdiag".
-func pluginUsage(s string) string {
-	lines := strings.Split(s, "\n")
-	for i, l := range lines {
-		trimmed := strings.TrimLeft(l, " $")
-		if strings.HasPrefix(trimmed, "rwdiag ") {
-			lines[i] = l[:len(l)-len(trimmed)] + "kubectl " + trimmed
-		}
-	}
-	return strings.Join(lines, "\n")
 }
 
 // parseSince reads collect's --since and --since-time (which wins; the
@@ -280,12 +251,12 @@ func parseSince(since, sinceTime string, now time.Time) (time.Duration, error) {
 			}
 			return d, nil
 		}
-		if _, terr := parseTimeFlag(since); terr != nil {
+		if _, terr := cli.ParseTimeFlag(since); terr != nil {
 			return 0, fmt.Errorf("--since %q: want a duration (2h, 90m, 0 for all) or a time (2026-11-29T20:15:00Z, as --since-time)", since)
 		}
 		at = since
 	}
-	t, err := parseTimeFlag(at)
+	t, err := cli.ParseTimeFlag(at)
 	if err != nil {
 		return 0, fmt.Errorf("--since-time: %v", err)
 	}

@@ -1,6 +1,4 @@
-//go:build !nocollect
-
-package cli
+package collector
 
 import (
 	"errors"
@@ -15,6 +13,7 @@ import (
 	ucli "github.com/urfave/cli/v2"
 
 	"github.com/rwdiag/rwdiag/bundle"
+	"github.com/rwdiag/rwdiag/cli"
 	"github.com/rwdiag/rwdiag/collect"
 	"github.com/rwdiag/rwdiag/internal/termtext"
 )
@@ -52,13 +51,13 @@ func redactCommand() *ucli.Command {
 			&ucli.StringFlag{Name: "redact-config", Usage: "add the redaction patterns of `FILE` (YAML; see collect.LoadRedactConfig)"},
 			&ucli.BoolFlag{Name: "report", Usage: "after the copy, list on stdout per file how many values of which class were replaced"},
 			&ucli.StringFlag{Name: "report-format", Value: collect.ReportTable, Usage: "`FORMAT` of --report: table or json (json implies --report)"},
-		}, limitFlags()...),
+		}, cli.LimitFlags()...),
 		Action: runRedact,
 	}
 }
 
 func runRedact(c *ucli.Context) error {
-	args, err := exactArgs(c, "IN", "OUT")
+	args, err := cli.ExactArgs(c, "IN", "OUT")
 	if err != nil {
 		return err
 	}
@@ -68,38 +67,38 @@ func runRedact(c *ucli.Context) error {
 		switch reportFormat = c.String("report-format"); reportFormat {
 		case collect.ReportTable, collect.ReportJSON:
 		default:
-			return usageError(c, "--report-format %q: want %s or %s", reportFormat, collect.ReportTable, collect.ReportJSON)
+			return cli.UsageError(c, "--report-format %q: want %s or %s", reportFormat, collect.ReportTable, collect.ReportJSON)
 		}
 	}
 	if err := checkArchiveName(out); err != nil {
-		return usageError(c, "OUT %s", strings.TrimPrefix(err.Error(), "-o "))
+		return cli.UsageError(c, "OUT %s", strings.TrimPrefix(err.Error(), "-o "))
 	}
 	if fi, err := os.Stat(out); err == nil && fi.IsDir() {
-		return usageError(c, "OUT %s is a directory: give a file name, e.g. %s", out,
+		return cli.UsageError(c, "OUT %s is a directory: give a file name, e.g. %s", out,
 			filepath.Join(out, strings.TrimSuffix(filepath.Base(filepath.Clean(in)), ".tar.zst")+"-redacted.tar.zst"))
 	}
 	if _, err := os.Lstat(out); err == nil {
-		return usageError(c, "%s exists: redact writes a new bundle and never overwrites", out)
+		return cli.UsageError(c, "%s exists: redact writes a new bundle and never overwrites", out)
 	}
 	if fi, err := os.Stat(in); err == nil && fi.IsDir() {
 		// The writer stages beside OUT: inside IN, the reader would see it.
 		absIn, _ := filepath.Abs(in)
 		absOut, _ := filepath.Abs(out)
 		if strings.HasPrefix(absOut, absIn+string(filepath.Separator)) {
-			return usageError(c, "%s is inside the bundle directory %s: write it elsewhere", out, in)
+			return cli.UsageError(c, "%s is inside the bundle directory %s: write it elsewhere", out, in)
 		}
 	}
 	var extra []collect.RedactPattern
 	if cfg := c.String("redact-config"); cfg != "" {
 		if extra, err = collect.LoadRedactConfig(cfg); err != nil {
-			return inputError(err)
+			return cli.InputError(err)
 		}
 	}
 	red, err := collect.NewRedactor(extra)
 	if err != nil {
-		return inputError(err)
+		return cli.InputError(err)
 	}
-	opts, err := readerOptions(c)
+	opts, err := cli.ReaderOptions(c)
 	if err != nil {
 		return err
 	}
@@ -109,7 +108,7 @@ func runRedact(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := openBundle(c, in)
+	r, err := cli.OpenBundle(c, in)
 	if err != nil {
 		return err
 	}
@@ -119,7 +118,7 @@ func runRedact(c *ucli.Context) error {
 		w, err = bundle.NewWriter(out, bundle.WriterOptions{Format: formatFor(out)})
 	}
 	if err != nil {
-		return inputError(err)
+		return cli.InputError(err)
 	}
 	name := termtext.Escape(r.Name(), termtext.Name) // bundle text, bound for a terminal
 	files, warnings := 0, 0
@@ -131,7 +130,7 @@ func runRedact(c *ucli.Context) error {
 		if err != nil {
 			if bundle.Fatal(err) {
 				w.Abort()
-				return inputError(fmt.Errorf("%s: %w", r.Name(), err))
+				return cli.InputError(fmt.Errorf("%s: %w", r.Name(), err))
 			}
 			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %s (left out)\n", name, termtext.Escape(err.Error(), termtext.Line))
 			continue
@@ -150,7 +149,7 @@ func runRedact(c *ucli.Context) error {
 		if err != nil {
 			if bundle.Fatal(err) {
 				w.Abort()
-				return inputError(fmt.Errorf("%s: %w", r.Name(), err))
+				return cli.InputError(fmt.Errorf("%s: %w", r.Name(), err))
 			}
 			fmt.Fprintf(c.App.ErrWriter, "rwdiag: %s: %s: %s\n", name, termtext.Escape(e.Path, termtext.Name), termtext.Escape(err.Error(), termtext.Line))
 		}
@@ -172,13 +171,13 @@ func runRedact(c *ucli.Context) error {
 			}
 		} else {
 			// A hand-made bundle: its maker is unknown, its content whole.
-			m.Tool = bundle.Tool{Name: "rwdiag", Version: versionString()}
+			m.Tool = bundle.Tool{Name: "rwdiag", Version: cli.VersionString()}
 		}
 	})
 	now := red.Report()
 	w.Update(func(m *bundle.Manifest) { m.Redaction = mergeRedaction(old, now) })
 	if err := w.Close(); err != nil {
-		return inputError(err)
+		return cli.InputError(err)
 	}
 	summary := c.App.Writer
 	if reportFormat == collect.ReportJSON {
@@ -200,7 +199,7 @@ func runRedact(c *ucli.Context) error {
 func findManifest(name string, opts bundle.Options) (*bundle.Manifest, error) {
 	r, err := bundle.Open(name, opts)
 	if err != nil {
-		return nil, inputError(err)
+		return nil, cli.InputError(err)
 	}
 	defer r.Close()
 	for {
@@ -210,14 +209,14 @@ func findManifest(name string, opts bundle.Options) (*bundle.Manifest, error) {
 		}
 		if err != nil {
 			if bundle.Fatal(err) {
-				return nil, inputError(fmt.Errorf("%s: %w", r.Name(), err))
+				return nil, cli.InputError(fmt.Errorf("%s: %w", r.Name(), err))
 			}
 			continue
 		}
 		if e.Kind == bundle.KindManifest {
 			m, err := bundle.DecodeManifest(e)
 			if err != nil {
-				return nil, inputError(fmt.Errorf("%s: %w", r.Name(), err))
+				return nil, cli.InputError(fmt.Errorf("%s: %w", r.Name(), err))
 			}
 			return m, nil
 		}
