@@ -21,8 +21,9 @@
 # samples/compound-incident, whose incident the large bundles carry.
 #
 # First, start-up: `rwdiag analyze samples/handmade-minimal --format json` (a
-# 92 KB directory), STARTUP_RUNS times (default 40, 10 in quick mode), the
-# default build and the analysis-only build (-tags nocollect) taking turns;
+# 92 KB directory), STARTUP_RUNS times (default 40, 10 in quick mode), rwdiag
+# (the analysis binary) and rwdiag-collect (the collector binary, which runs
+# analyze too, as the single binary did before issue 14) taking turns;
 # median wall time (date +%s%N around GNU time, so it includes GNU time's own
 # fork and exec, about 1 ms), median CPU time, largest peak RSS.
 #
@@ -30,8 +31,8 @@
 #   Cf/Zf <= 0.6, Cs/Zs <= 1.3, Cs+busy/Zs+busy <= 1.3, Cg/G <= 1.3;
 #   peak RSS of every analyze run <= 150 MiB, and flat: at the largest size
 #   within 15% of the smallest; the same findings at every size;
-#   start-up of the default build <= 20 ms and <= 30 MiB (the analysis-only
-#   build's figures are printed beside it, not checked).
+#   start-up of rwdiag <= 20 ms and <= 30 MiB (rwdiag-collect's figures are
+#   printed beside it, not checked).
 # It exits 1 when a target is missed, printing which.
 #
 #   bench/analyze.sh                  # 512MiB, 2GiB and 8GiB, 5 rounds each
@@ -82,7 +83,7 @@ echo "building (release flags) ..." >&2
 (
 	cd "$root"
 	go build -trimpath -ldflags='-s -w' -o "$work/bin/rwdiag" .
-	go build -tags nocollect -trimpath -ldflags='-s -w' -o "$work/bin/rwdiag-nocollect" .
+	go build -trimpath -ldflags='-s -w' -o "$work/bin/rwdiag-collect" ./cmd/rwdiag-collect
 	go build -trimpath -ldflags='-s -w' -o "$work/bin/gen" ./samples/gen
 	go build -trimpath -ldflags='-s -w' -o "$work/bin/pack" ./bench/pack
 	go build -o "$work/bin/findings" ./bench/findings
@@ -176,23 +177,23 @@ echo "measuring start-up ($startup_runs runs of each build) ..." >&2
 startup_load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 for ((i = 0; i < 3; i++)); do # warm the page cache
 	startup warm "$work/bin/rwdiag"
-	startup warm "$work/bin/rwdiag-nocollect"
+	startup warm "$work/bin/rwdiag-collect"
 done
 for ((i = 1; i <= startup_runs; i++)); do
-	startup default "$work/bin/rwdiag"
-	startup nocollect "$work/bin/rwdiag-nocollect"
+	startup rwdiag "$work/bin/rwdiag"
+	startup rwdiag-collect "$work/bin/rwdiag-collect"
 done
 startup_load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-for b in default nocollect; do
+for b in rwdiag rwdiag-collect; do
 	printf '| %s | %s ms (%s-%s) | %s ms | %d MiB | %s / %s |\n' "$b" "$(smedian "$b" 2)" \
 		"$(awk -v n="$b" '$1 == n { print $2 }' "$work/startup" | sort -n | head -1)" "$(smax "$b" 2)" \
 		"$(smedian "$b" 4)" "$(($(smax "$b" 3) / 1024))" "$startup_load_before" "$startup_load_after" >>"$work/startup.table"
 done
-if over "$(smedian default 2)" 20; then
-	echo "MISSED: start-up: rwdiag analyze samples/handmade-minimal took $(smedian default 2) ms (median), target at most 20 ms" >>"$work/misses"
+if over "$(smedian rwdiag 2)" 20; then
+	echo "MISSED: start-up: rwdiag analyze samples/handmade-minimal took $(smedian rwdiag 2) ms (median), target at most 20 ms" >>"$work/misses"
 fi
-if (($(smax default 3) > 30 * 1024)); then
-	echo "MISSED: start-up: rwdiag analyze samples/handmade-minimal peaked at $(($(smax default 3) / 1024)) MiB RSS, target at most 30 MiB" >>"$work/misses"
+if (($(smax rwdiag 3) > 30 * 1024)); then
+	echo "MISSED: start-up: rwdiag analyze samples/handmade-minimal peaked at $(($(smax rwdiag 3) / 1024)) MiB RSS, target at most 30 MiB" >>"$work/misses"
 fi
 first_rss="" last_rss="" first_size="" last_size=""
 for size in $sizes; do
@@ -259,9 +260,9 @@ for size in $sizes; do
 done
 
 echo
-echo "Start-up: rwdiag analyze samples/handmade-minimal --format json, $startup_runs runs of each build taking turns"
+echo "Start-up: analyze samples/handmade-minimal --format json, $startup_runs runs of each binary taking turns"
 echo
-echo "| build | wall median (range) | CPU median | peak RSS | load before / after |"
+echo "| binary | wall median (range) | CPU median | peak RSS | load before / after |"
 echo "|---|---|---|---|---|"
 cat "$work/startup.table"
 echo
