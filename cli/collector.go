@@ -159,8 +159,8 @@ func findCollector() (string, error) {
 	}
 	return "", fmt.Errorf("this rwdiag is the analysis binary; collecting needs the collector, %s, which is not %s. "+
 		"It comes in the same release archive as rwdiag; from a clone, build it with 'go build -o %s ./cmd/%s' "+
-		"(or 'go install ./...' installs both); set $%s to its path if it lives elsewhere",
-		CollectorBinary, where, CollectorBinary, CollectorBinary, EnvCollector)
+		"(or 'go install . ./cmd/%s' installs both); set $%s to its path if it lives elsewhere",
+		CollectorBinary, where, CollectorBinary, CollectorBinary, CollectorBinary, EnvCollector)
 }
 
 func sameFile(a, b os.FileInfo) bool { return a != nil && b != nil && os.SameFile(a, b) }
