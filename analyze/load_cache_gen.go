@@ -2,6 +2,8 @@
 
 package analyze
 
+import "github.com/rwdiag/rwdiag/analyze/sqlstore"
+
 // builtinCache is the built-in rule files' parsed form, by file name (see load_cache.go).
 var builtinCache = map[string]cachedFile{
 	"builtin:backfill-starvation.yaml": {sum: "0f16c72dbc7344fcb184a639ec09df3904acd48232cb6dafbd80562bdf9e1dc6", spec: func() *cachedSpec {
@@ -138,6 +140,12 @@ var builtinSQLMissing = map[string][]string{
 	"WITH d AS (\n  SELECT ddl_id, ddl_statement,\n    replace(replace(replace(ddl_statement, 'IF NOT EXISTS ', ''), 'if not exists ', ''), char(10), ' ') AS s\n  FROM rw_ddl_progress),\nn AS (\n  SELECT ddl_id, ddl_statement,\n    CASE WHEN s LIKE 'create materialized view %' THEN substr(s, 26)\n         WHEN s LIKE 'create sink %' THEN substr(s, 13)\n         WHEN s LIKE 'create index %' THEN substr(s, 14)\n         WHEN s LIKE 'create table %' THEN substr(s, 14)\n         WHEN s LIKE 'create source %' THEN substr(s, 15) END AS rest\n  FROM d)\nSELECT t.table_id AS id,\n  coalesce(m.name, trim(substr(substr(n.rest, 1, instr(n.rest || ' ', ' ') - 1), 1,\n    instr(substr(n.rest, 1, instr(n.rest || ' ', ' ') - 1) || '(', '(') - 1)), 'job ' || t.table_id) AS name,\n  coalesce(m.definition, n.ddl_statement) AS definition,\n  (lower(coalesce(m.definition, n.ddl_statement, '')) LIKE '%backfill_rate_limit%'\n   OR lower(coalesce(m.definition, n.ddl_statement, '')) LIKE '%streaming_rate_limit%') AS throttled\nFROM rw_table_fragments t\n  LEFT JOIN n ON n.ddl_id = t.table_id\n  LEFT JOIN rw_materialized_views m ON m.id = t.table_id\nWHERE upper(t.status) = 'CREATING'\n":                                                                                                                                                                                                                    {"rw_table_fragments", "rw_ddl_progress", "rw_materialized_views"},
 	"WITH s AS (SELECT *, instr(lower(definition), 'topic = ''') AS tp FROM rw_sources)\nSELECT id AS source_id, name, connector,\n  CASE WHEN tp > 0 THEN substr(definition, tp + 9, instr(substr(definition, tp + 9), '''') - 1) END AS topic\nFROM s\n":                                                                {"rw_sources"},
 	"WITH s AS (SELECT *, instr(lower(definition), 'topic = ''') AS tp FROM rw_sources)\nSELECT id AS source_id, name, connector,\n  COALESCE(json_extract(connector_props, '$.topic.value'),\n    CASE WHEN tp > 0 THEN substr(definition, tp + 9, instr(substr(definition, tp + 9), '''') - 1) END) AS topic\nFROM s\n": {"rw_sources"},
+}
+
+// builtinSQLResults are the results of the built-in rules' SQL queries that
+// read no table, when no table is loaded (sqlstore.EmptyResult).
+var builtinSQLResults = map[string]sqlstore.Result{
+	"SELECT 'cluster' AS sink_id": {Cols: []string{"sink_id"}, Rows: [][]any{{"cluster"}}},
 }
 
 // builtinPromQLNames are the metric names of the built-in rules' PromQL
