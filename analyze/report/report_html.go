@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rwdiag/rwdiag/internal/english"
@@ -28,18 +29,23 @@ import (
 //go:embed html/report.html.tmpl
 var reportHTMLTemplate string
 
-var reportHTML = template.Must(template.New("report").Funcs(template.FuncMap{
-	"lower": strings.ToLower,
-	"upper": strings.ToUpper,
-	"time":  timelineTime,
-	"rfc":   reportTime,
-	"src":   analyze.Evidence.Location,
-	"esrc":  analyze.TimelineEntry.Location,
-	"who":   entryWho,
-	"clean": func(s string) string { return sanitizeText(s, true) },
-	"short": func(s string) string { return ShortenLogText(sanitizeText(s, true), htmlEntryRunes) },
-	"link":  func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
-}).Parse(reportHTMLTemplate))
+// reportHTML is the page's template, parsed when first used: the text and
+// JSON reports never need it, and parsing it at start cost every run of
+// `rwdiag analyze` 1-2.5 ms (issue 14).
+var reportHTML = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"lower": strings.ToLower,
+		"upper": strings.ToUpper,
+		"time":  timelineTime,
+		"rfc":   reportTime,
+		"src":   analyze.Evidence.Location,
+		"esrc":  analyze.TimelineEntry.Location,
+		"who":   entryWho,
+		"clean": func(s string) string { return sanitizeText(s, true) },
+		"short": func(s string) string { return ShortenLogText(sanitizeText(s, true), htmlEntryRunes) },
+		"link":  func(s string) bool { return strings.HasPrefix(s, "https://") || strings.HasPrefix(s, "http://") },
+	}).Parse(reportHTMLTemplate))
+})
 
 // htmlExcerptEntries is how many timeline entries the page shows around a
 // finding, and htmlTimelineEntries how many in the full timeline.
@@ -137,7 +143,7 @@ func writeHTML(w io.Writer, r *analyze.Report, x *analyze.Forensics) error {
 	// neither reorder text in a browser nor act on a terminal the page is
 	// printed on.
 	var html strings.Builder
-	if err := reportHTML.Execute(&html, page); err != nil {
+	if err := reportHTML().Execute(&html, page); err != nil {
 		return fmt.Errorf("render html: %w", err)
 	}
 	_, err := io.WriteString(w, termtext.Escape(html.String(), termtext.Lines))

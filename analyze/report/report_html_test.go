@@ -598,7 +598,7 @@ func TestChartHeldBands(t *testing.T) {
 	// In the page: behind the series, with the legend.
 	h.Held = []bool{true, false, true, true, false, false, false, false, false, false}
 	var b bytes.Buffer
-	if err := reportHTML.ExecuteTemplate(&b, "chart", buildChart(h, s, nil)); err != nil {
+	if err := reportHTML().ExecuteTemplate(&b, "chart", buildChart(h, s, nil)); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
