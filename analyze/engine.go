@@ -117,6 +117,10 @@ func evaluateRule(ctx context.Context, ev *Gathered, r *Rule, b *budget) ([]Find
 		allAvail = allAvail && sr.available
 	}
 	ok := allAvail
+	if err := r.compiledRequires(); err != nil {
+		res.Status, res.Reason = RuleError, err.Error()
+		return nil, res
+	}
 	if r.requires != nil {
 		v, err := runExpr(r.requires, avail)
 		if err != nil {
@@ -483,6 +487,10 @@ func (r *Rule) fire(subject string, env map[string]any) (Finding, error) {
 		return f, fmt.Errorf("summary for %s: %w", subject, err)
 	}
 	f.Summary = strings.TrimSpace(summary)
+	if r.remediationPlain && b.SummaryBytes > 0 && int64(len(r.Remediation)) > b.SummaryBytes {
+		// What running it as a template would fail with (cappedWriter).
+		return f, fmt.Errorf("remediation for %s: %w", subject, b.fail("a summary longer than %d bytes", b.SummaryBytes))
+	}
 	if r.remediation != nil {
 		rem, err := b.execSummary(r.remediation, data)
 		if err != nil {

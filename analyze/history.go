@@ -203,6 +203,9 @@ func (r *Rule) findingsFrom(bundleEnv map[string]any, results map[string]*signal
 		avail[name] = sr.available
 		ok = ok && sr.available
 	}
+	if r.compiledRequires() != nil {
+		return nil
+	}
 	if r.requires != nil {
 		ok, _ = runBool(r.requires, avail)
 	}

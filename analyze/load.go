@@ -753,15 +753,23 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 	}
 
 	// Expressions. Deferred (l.lazy), they are compiled when the rule is
-	// first decided (Rule.compiled); requires, which every rule with its
-	// versions runs, and the subject's kind, which every finding shows,
-	// are not.
+	// first decided (Rule.compiled), requires when it is first evaluated
+	// within its versions (Rule.compiledRequires: on the small sample 14
+	// of 29 rules are not); the subject's kind, which every finding shows,
+	// is not deferred.
 	if l.lazy {
-		l.compileRequires(prefix, rs, names, r)
+		r.requiresNames = requiresNames(rs)
 		l.compileSubject(prefix, rs, nil, r)
 		file, pos := l.file, l.pos
 		var env map[string]any // the lets' witnesses, for the values
 		deferCompile(r, func() error {
+			ll := &loader{file: file, pos: pos, rule: rs.ID, exprs: &exprCompiler{}}
+			ll.compileRequires(prefix, rs, names, r)
+			if len(ll.probs) > 0 {
+				return ll.probs
+			}
+			return nil
+		}, func() error {
 			ll := &loader{file: file, pos: pos, rule: rs.ID, exprs: &exprCompiler{}}
 			env = conditionEnv(names)
 			ll.compileLets(prefix, rs, env, r)
@@ -797,7 +805,16 @@ func (l *loader) compileRule(prefix string, rs ruleSpec) *Rule {
 
 	// The remediation is a template too, so that it can name the subject
 	// and the rule's values ({{ or .subject_name "<mv>" }}); without
-	// names (an inconclusive finding) its placeholders stay.
+	// names (an inconclusive finding) its placeholders stay. Text with no
+	// action is what it runs to: it is not parsed (issue 14: 16 known
+	// issues' parses and runs at every start).
+	if !strings.Contains(r.Remediation, "{{") && int64(len(r.Remediation)) <= DefaultBudget.SummaryBytes {
+		r.remediationPlain, r.remediationDefault = true, strings.TrimSpace(r.Remediation)
+		if len(l.probs) > before {
+			return nil
+		}
+		return r
+	}
 	rem, err := template.New(rs.ID + ".remediation").Funcs(templateFuncs).Option("missingkey=zero").Parse(r.Remediation)
 	if err == nil {
 		err = instrumentTemplate(rem)
@@ -858,13 +875,23 @@ func (l *loader) compileRequires(prefix string, rs ruleSpec, names []string, r *
 			availEnv[n] = false
 		}
 		r.requires = l.compileExpr(prefix, "requires", rs.Requires, availEnv, expr.AsBool())
-		r.requiresNames = map[string]bool{}
-		for _, id := range identRE.FindAllString(rs.Requires, -1) {
-			if _, ok := rs.Signals[id]; ok {
-				r.requiresNames[id] = true
-			}
+		r.requiresNames = requiresNames(rs)
+	}
+}
+
+// requiresNames are the signals a rule's requires names; nil without
+// requires.
+func requiresNames(rs ruleSpec) map[string]bool {
+	if rs.Requires == "" {
+		return nil
+	}
+	names := map[string]bool{}
+	for _, id := range identRE.FindAllString(rs.Requires, -1) {
+		if _, ok := rs.Signals[id]; ok {
+			names[id] = true
 		}
 	}
+	return names
 }
 
 // compileDecision compiles a rule's undecided and condition.

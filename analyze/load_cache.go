@@ -128,20 +128,36 @@ func parseCached(name string, data []byte, lazy bool) (rules []*Rule, warns Prob
 	return rules, l.warns, true
 }
 
-// deferredCompile is a rule's compilation in two stages: what deciding it
-// needs (lets, undecided, condition, subject), then its values, which only
-// a firing finding needs.
+// deferredCompile is a rule's compilation in three stages: its requires,
+// which every evaluation within its versions runs; what deciding it needs
+// (lets, undecided, condition, subject); then its values, which only a
+// firing finding needs.
 type deferredCompile struct {
-	decide, values       func() error
-	decideOnce, valsOnce sync.Once
-	decideErr, valsErr   error
+	requires, decide, values      func() error
+	reqOnce, decideOnce, valsOnce sync.Once
+	reqErr, decideErr, valsErr    error
 }
 
-// deferCompile leaves decide and values to r's first decision and first
-// firing finding (Rule.deferred: set while the rule loads, before any
-// goroutine reads it, and never changed after).
-func deferCompile(r *Rule, decide, values func() error) {
-	r.deferred = &deferredCompile{decide: decide, values: values}
+// deferCompile leaves requires, decide and values to r's first evaluation
+// within its versions, first decision and first firing finding
+// (Rule.deferred: set while the rule loads, before any goroutine reads it,
+// and never changed after).
+func deferCompile(r *Rule, requires, decide, values func() error) {
+	r.deferred = &deferredCompile{requires: requires, decide: decide, values: values}
+}
+
+// compiledRequires compiles, once, the rule's requires if loading left it.
+func (r *Rule) compiledRequires() error {
+	d := r.deferred
+	if d == nil {
+		return nil
+	}
+	d.reqOnce.Do(func() {
+		if err := d.requires(); err != nil {
+			d.reqErr = fmt.Errorf("compiling the rule's requires: %w", err)
+		}
+	})
+	return d.reqErr
 }
 
 // compiled compiles, once, what deciding the rule needs of what loading

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"go/format"
@@ -391,7 +392,7 @@ func TestBuiltinCacheSameRules(t *testing.T) {
 				t.Fatalf("%s, mode %d: %d rules, %d problems, from YAML %d, %d", set.prefix, mode, len(fast), len(fastProbs), len(slow), len(slowProbs))
 			}
 			for i := range fast {
-				if err := fast[i].compiledValues(); err != nil {
+				if err := errors.Join(fast[i].compiledRequires(), fast[i].compiledValues()); err != nil {
 					t.Errorf("%s, mode %d: rule %s: %v", set.prefix, mode, slow[i].ID, err)
 				}
 				if d := ruleDiff(fast[i], slow[i]); d != "" {
@@ -556,8 +557,11 @@ rules:
 		t.Fatalf("lazy: %d rules, %v", len(rs), err)
 	}
 	r := rs[0]
-	if r.condition != nil || r.requires == nil || r.SubjectKind != "cluster" {
-		t.Fatalf("lazy: condition %v, requires %v, subject kind %q: want the condition deferred only", r.condition, r.requires, r.SubjectKind)
+	if r.condition != nil || r.requires != nil || r.SubjectKind != "cluster" || !r.requiresNames["pods"] {
+		t.Fatalf("lazy: condition %v, requires %v (names %v), subject kind %q: want the condition and requires deferred", r.condition, r.requires, r.requiresNames, r.SubjectKind)
+	}
+	if err := r.compiledRequires(); err != nil || r.requires == nil {
+		t.Fatalf("requires: %v, %v", r.requires, err)
 	}
 	if _, err := r.decide(map[string]any{}, map[string]*signalResult{"pods": {rows: []Row{}, available: true}}, newBudget(nil, DefaultBudget)); err == nil || !strings.Contains(err.Error(), "compiling the rule") || !strings.Contains(err.Error(), "condition") {
 		t.Fatalf("decide: got %v, want the condition's compile error", err)

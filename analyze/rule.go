@@ -191,9 +191,12 @@ type Rule struct {
 	summary   *template.Template
 	// remediation is the remediation as a template (the summary's data);
 	// remediationDefault is it run with no data, its placeholders in place,
-	// for findings that know no names (inconclusive ones).
+	// for findings that know no names (inconclusive ones). A remediation
+	// with no action ({{ }}), such as every known issue's, is not parsed:
+	// remediation is nil and remediationPlain set, and it is its text.
 	remediation        *template.Template
 	remediationDefault string
+	remediationPlain   bool
 	versions           version.Constraints
 
 	// Known is set for a rule compiled from a known-issue file (pattern
