@@ -7,6 +7,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"text/template"
 	"text/template/parse"
 	"time"
@@ -74,7 +75,12 @@ const budgetKey = "rwdiag budget"
 
 // observeBudget, when set (by benchmarks), sees each rule's account once
 // it was evaluated.
-var observeBudget func(rule string, b *budget)
+// Rules are evaluated concurrently: calls are serialised by
+// observeBudgetMu.
+var (
+	observeBudget   func(rule string, b *budget)
+	observeBudgetMu sync.Mutex
+)
 
 // budget is one rule evaluation's account against its Budget.
 type budget struct {

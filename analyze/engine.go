@@ -8,9 +8,12 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/expr-lang/expr/vm"
@@ -39,12 +42,41 @@ func Evaluate(ctx context.Context, ev *Gathered, rules []*Rule) *Report {
 // EvaluateWith applies the rules to gathered evidence, each within budget:
 // a rule that exceeds it, fails or panics is reported as an error (its
 // result's reason says why) and the others still run.
+//
+// Rules are independent, so they are evaluated on GOMAXPROCS goroutines
+// (issue 14: on the small sample most of the evaluation is compiling the
+// decided rules' expressions, see Rule.compiled) and their results gathered
+// in rule order: the report is the same as one rule after another
+// (TestEvaluateConcurrentSameReport). What they share is safe for
+// concurrent reading once gathered: the stores (sqlstore serialises its
+// calls, metrics.Store's Query may run concurrently, kube.Store indexes its
+// pods under a lock, the log scanner hands out copies of its rows), the
+// Gathered fields, and each rule's deferred compilation (sync.Once). Each
+// rule keeps its own budget; its Time counts wall time, so a rule's time
+// limit also covers waiting for a core or for the SQL store while another
+// rule runs.
 func EvaluateWith(ctx context.Context, ev *Gathered, rules []*Rule, budget Budget) *Report {
 	rep := &Report{SchemaVersion: ReportSchemaVersion, Tool: "rwdiag", Bundle: ev.Info}
-	for _, r := range rules {
-		findings, res := evaluateRuleSafely(ctx, ev, r, budget)
-		rep.Findings = append(rep.Findings, findings...)
-		rep.Rules = append(rep.Rules, res)
+	type result struct {
+		findings []Finding
+		res      RuleResult
+	}
+	results := make([]result, len(rules))
+	var next atomic.Int64
+	eval := func() {
+		for i := next.Add(1) - 1; i < int64(len(rules)); i = next.Add(1) - 1 {
+			results[i].findings, results[i].res = evaluateRuleSafely(ctx, ev, rules[i], budget)
+		}
+	}
+	var wg sync.WaitGroup
+	for range min(evalWorkers(), len(rules)) - 1 {
+		wg.Go(eval)
+	}
+	eval() // this goroutine is one of the workers
+	wg.Wait()
+	for _, r := range results {
+		rep.Findings = append(rep.Findings, r.findings...)
+		rep.Rules = append(rep.Rules, r.res)
 	}
 	linkFindings(rep.Findings, rules)
 	deferFindings(rep.Findings, rules)
@@ -52,6 +84,10 @@ func EvaluateWith(ctx context.Context, ev *Gathered, rules []*Rule, budget Budge
 	rep.Sort()
 	return rep
 }
+
+// evalWorkers is how many goroutines EvaluateWith runs the rules on:
+// GOMAXPROCS; tests set it to 1 to get the sequential reference.
+var evalWorkers = func() int { return runtime.GOMAXPROCS(0) }
 
 // signalResult is a signal's rows, or why it has none.
 type signalResult struct {
@@ -82,7 +118,9 @@ func evaluateRuleSafely(ctx context.Context, ev *Gathered, r *Rule, limits Budge
 		findings, res = r.finishKnown(ev.Info.RisingWaveVersion, findings, res)
 	}
 	if observeBudget != nil {
+		observeBudgetMu.Lock()
 		observeBudget(r.ID, b)
+		observeBudgetMu.Unlock()
 	}
 	if res.Status == RuleError && b.err == nil && ctx.Err() != nil {
 		// A query stopped by the rule's deadline.

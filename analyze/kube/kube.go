@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -49,7 +50,11 @@ const maxKubeDocBytes = 512 << 20
 // Query with gjson.
 type Store struct {
 	docs map[string][]kubeDoc
-	pods map[string]kubePod // "<namespace>/<name>" -> pod, for events; nil until needed
+	// pods is "<namespace>/<name>" -> pod, for events; nil until needed.
+	// Queries may run concurrently (rules are evaluated on several
+	// goroutines): podsMu guards it.
+	podsMu sync.Mutex
+	pods   map[string]kubePod
 }
 
 type kubeDoc struct {
@@ -87,7 +92,9 @@ func (k *Store) Add(resource, path string, r io.Reader) error {
 	}
 	k.docs[resource] = append(k.docs[resource], kubeDoc{path: path, json: doc})
 	if resource == "pods" {
+		k.podsMu.Lock()
 		k.pods = nil
+		k.podsMu.Unlock()
 	}
 	return nil
 }
@@ -213,6 +220,8 @@ func (k *Store) object(obj gjson.Result, resource, defaultKind string) kubeObjec
 
 // pod looks a pod up in pods.json, indexing it on first use.
 func (k *Store) pod(namespace, name string) kubePod {
+	k.podsMu.Lock()
+	defer k.podsMu.Unlock()
 	if k.pods == nil {
 		k.pods = map[string]kubePod{}
 		for _, d := range k.docs["pods"] {
