@@ -9,9 +9,7 @@ import (
 // Read-ahead: decompression runs in its own goroutine, a few chunks ahead
 // of the reader, so that decompressing a bundle and analysing it overlap on
 // two cores instead of taking turns. Memory stays bounded: readAheadChunks
-// chunks of readAheadBytes. It serves gzip; a zstd stream is decoded ahead
-// by the decoder's own goroutines (newStreamDecoder), and rwdiag's frames by
-// the parallel reader.
+// chunks of readAheadBytes.
 const (
 	readAheadBytes  = 1 << 20
 	readAheadChunks = 4

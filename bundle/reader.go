@@ -240,7 +240,6 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 	var stream io.Reader = br
 	var offset func() int64 // where damage is, when not how far raw has read
 	var window uint64
-	var end io.Reader // read to its end after the tar's end, see tarWalker.end
 	if format == FormatTarZstd {
 		// Now: head is br's buffer, which the decoder's goroutines refill.
 		window = zstdWindow(head)
@@ -261,12 +260,9 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 		if err != nil {
 			return nil, fmt.Errorf("%s: zstd: %w", name, err)
 		}
-		// The decoder's own goroutines decode ahead (see newStreamDecoder):
-		// no readAhead, so the tar reader's reads copy decoded blocks straight
-		// into the caller's buffer.
-		stream = zr
-		end = zr
-		r.closer = closerFunc(func() error { zr.Close(); return nil })
+		ra := newReadAhead(zr)
+		stream = ra
+		r.closer = closerFunc(func() error { ra.Close(); zr.Close(); return nil })
 	case FormatTarGzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -283,7 +279,6 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 		dec:    &countingReader{r: stream, limit: opts.MaxTotalBytes},
 		offset: offset,
 		window: window,
-		end:    end,
 	}
 	tr.tr = tar.NewReader(tr.dec)
 	r.next = tr.next
@@ -308,12 +303,6 @@ type tarWalker struct {
 	// offset, when set, says where in the archive file the damage is (the
 	// parallel zstd reader reads ahead of the tar stream by frames).
 	offset func() int64
-	// end, when set, is read to its end once the tar stream has ended: the
-	// streaming zstd decoder hands out a frame's last block before it
-	// checks the frame's checksum, so a spoiled checksum, or a block
-	// spoiled into other bytes, shows only past the tar's end-of-archive
-	// blocks (bytes counted against the total limit, as any).
-	end io.Reader
 }
 
 // damage turns an error from the tar stream into the fatal error, once: the
@@ -364,12 +353,6 @@ func (w *tarWalker) next() (*Entry, error) {
 	for {
 		hdr, err := w.tr.Next()
 		if err == io.EOF {
-			if w.end != nil {
-				if _, err := io.Copy(io.Discard, w.dec); err != nil {
-					return nil, w.damage(err, true)
-				}
-				w.end = nil
-			}
 			return nil, io.EOF
 		}
 		if err != nil {
@@ -599,29 +582,19 @@ func sizeText(n int64) string {
 }
 
 // newStreamDecoder returns the decoder of a zstd stream that is not cut
-// into frames the parallel reader takes (`tar | zstd`). It decodes in its
-// own goroutines (klauspost's asynchronous mode): one reads the stream and
-// decodes each block's literals, one its sequences, one executes them into
-// the window; the caller's Read checks the frame's checksum and copies the
-// decoded blocks into its buffer. Decoding one frame (2.3 s of CPU on the
-// 2 GiB benchmark bundle) is thus split over goroutines of under 1 s each,
-// and the caller (the analysis) takes a share of it, instead of one
-// goroutine decoding a megabyte at a time ahead of the tar reader (a
-// readAhead), which was then the whole run's critical path: the analysis
-// waited for it 1.8-2.4 s of a 3.5 s run, and with a core busy elsewhere it
-// shared a core with the analysis (issue 14). It also copies each decoded
-// byte once instead of twice.
+// into frames the parallel reader takes (`tar | zstd`), read through a
+// readAhead. It decodes on the goroutine that calls Read (concurrency 1):
+// the readAhead's goroutine, which then hands a megabyte at a time to the
+// tar reader. The decoder's own asynchronous mode (concurrency 2 and more)
+// passes every 128 KiB block between three goroutines and through its
+// channels, on top of the readAhead's hand-off: on the 2 GiB single-frame
+// benchmark bundle it made 12,000-13,000 voluntary context switches against
+// 4,000-5,000 (bench/readall, issue 14), for no less CPU.
 // No WithDecoderMaxMemory: when streaming it caps the window, so a small
 // MaxTotalBytes would refuse ordinary archives as damaged. The total is
 // counted on the decoded stream (tarWalker.dec).
 func newStreamDecoder(src io.Reader, opts Options) (*zstd.Decoder, error) {
 	return zstd.NewReader(src,
-		zstd.WithDecoderConcurrency(streamDecoders),
+		zstd.WithDecoderConcurrency(1),
 		zstd.WithDecoderMaxWindow(opts.MaxZstdWindow))
 }
-
-// streamDecoders is the streaming decoder's concurrency: the blocks in
-// flight between its goroutines. 4 rather than 2: fewer hand-offs
-// (12,000-13,000 voluntary context switches on the 2 GiB bundle against
-// 15,000-17,000), for a few blocks' buffers more.
-var streamDecoders = 4

@@ -13,11 +13,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// The streaming path (`tar | zstd`: newStreamDecoder, decoding in its own
-// goroutines, read as the tar reader reads it) against a reference: the
-// decoder's DecodeAll of the whole stream. Random contents, sizes around
-// the decoder's 128 KiB blocks and a megabyte, several frames and a
-// skippable frame, read in random-sized pieces.
+// The streaming path (`tar | zstd`: newStreamDecoder, synchronous, behind a
+// readAhead) against a reference: the decoder's DecodeAll of the whole
+// stream. Random contents, sizes around the read-ahead's chunk and the
+// decoder's 128 KiB blocks, several frames and a skippable frame, read in
+// random-sized pieces.
 func TestStreamDecoderReadsLikeDecodeAll(t *testing.T) {
 	ref, err := zstd.NewReader(nil)
 	if err != nil {
@@ -57,10 +57,11 @@ func TestStreamDecoderReadsLikeDecodeAll(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		ra := newReadAhead(zr)
 		var got []byte
 		buf := make([]byte, 2<<20)
 		for {
-			m, err := zr.Read(buf[:1+rng.IntN(len(buf))])
+			m, err := ra.Read(buf[:1+rng.IntN(len(buf))])
 			got = append(got, buf[:m]...)
 			if err == io.EOF {
 				break
@@ -69,6 +70,7 @@ func TestStreamDecoderReadsLikeDecodeAll(t *testing.T) {
 				t.Fatalf("seed %d: read: %v", seed, err)
 			}
 		}
+		ra.Close()
 		zr.Close()
 		if !bytes.Equal(got, want) {
 			t.Fatalf("seed %d: the streaming path read %d bytes, the reference %d; they differ", seed, len(got), len(want))
@@ -144,65 +146,6 @@ func TestSingleFrameDamageIsReported(t *testing.T) {
 		for _, g := range gots[:len(gots)-1] {
 			if g.NextErr != nil || g.ReadErr != nil || int64(len(g.Data)) != g.Size {
 				t.Errorf("byte %d spoiled: %s before the damage: %d of %d bytes, %v %v", at, g.Path, len(g.Data), g.Size, g.NextErr, g.ReadErr)
-			}
-		}
-	}
-}
-
-// After the tar's end-of-archive blocks, a one-frame bundle is read to the
-// end of its zstd stream: bytes that are no zstd frame after it end reading
-// in a fatal *DamageError between entries, after every entry was handed out
-// whole, while a second frame of zeros (tar's padding, packed apart) is
-// read without complaint. The streaming decoder hands out a frame's last
-// block before it checks the checksum, so without this a spoiled checksum
-// (TestSingleFrameDamageIsReported) would pass unnoticed.
-func TestSingleFrameReadToTheEnd(t *testing.T) {
-	files := framedFiles()
-	single := readFile(t, oneFrame(t, writeBundle(t, t.TempDir(), WriterOptions{Format: FormatTarZstd}, files)))
-	var zeros bytes.Buffer
-	zw, err := zstd.NewWriter(&zeros)
-	if err != nil {
-		t.Fatal(err)
-	}
-	zw.Write(make([]byte, 10240))
-	zw.Close()
-	for _, tc := range []struct {
-		name    string
-		tail    []byte
-		damaged bool
-	}{
-		{"nothing after", nil, false},
-		{"a frame of zeros", zeros.Bytes(), false},
-		{"junk", []byte("this is no zstd frame, and it is long enough to be read as one"), true},
-	} {
-		name := filepath.Join(t.TempDir(), "b.tar.zst")
-		if err := os.WriteFile(name, append(bytes.Clone(single), tc.tail...), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		r, err := Open(name, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		gots := drainAll(t, r)
-		r.Close()
-		whole := gots
-		if tc.damaged {
-			if len(gots) == 0 {
-				t.Fatalf("%s: nothing read", tc.name)
-			}
-			last := gots[len(gots)-1]
-			de, ok := asError[*DamageError](last.NextErr)
-			if !ok || !Fatal(last.NextErr) || !de.Between {
-				t.Fatalf("%s: reading ended with %v, want a fatal *DamageError between entries from Next", tc.name, last.NextErr)
-			}
-			whole = gots[:len(gots)-1]
-		}
-		if len(whole) != len(files)+1 { // and the manifest
-			t.Errorf("%s: %d entries read whole, want %d", tc.name, len(whole), len(files)+1)
-		}
-		for _, g := range whole {
-			if g.NextErr != nil || g.ReadErr != nil || int64(len(g.Data)) != g.Size {
-				t.Errorf("%s: %s: %d of %d bytes, %v %v", tc.name, g.Path, len(g.Data), g.Size, g.NextErr, g.ReadErr)
 			}
 		}
 	}
