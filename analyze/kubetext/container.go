@@ -1,9 +1,10 @@
 package kubetext
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/rwdiag/rwdiag/internal/lazyre"
 )
 
 // Indentation of a container's lines, relative to the pod's "Name:"
@@ -17,11 +18,11 @@ const (
 
 // Environment lines that are not literal values (describeContainerEnvVars).
 var (
-	envSecretRe    = regexp.MustCompile(`^<set to the key '(.*)' in secret '(.*)'>\s+Optional: (true|false)$`)
-	envConfigMapRe = regexp.MustCompile(`^<set to the key '(.*)' of config map '(.*)'>\s+Optional: (true|false)$`)
-	envFieldRe     = regexp.MustCompile(`^(?:(.*) )?\((v1|[a-z0-9.-]+/v[0-9a-z]+):([^()]+)\)$`)
-	envResourceRe  = regexp.MustCompile(`^(?:(.*) )?\(((?:limits|requests)\.[A-Za-z0-9./_-]+)\)$`)
-	portRe         = regexp.MustCompile(`^([0-9]{1,5})/([A-Z]+)(?: \((.+)\))?$`)
+	envSecretRe    = lazyre.New(`^<set to the key '(.*)' in secret '(.*)'>\s+Optional: (true|false)$`)
+	envConfigMapRe = lazyre.New(`^<set to the key '(.*)' of config map '(.*)'>\s+Optional: (true|false)$`)
+	envFieldRe     = lazyre.New(`^(?:(.*) )?\((v1|[a-z0-9.-]+/v[0-9a-z]+):([^()]+)\)$`)
+	envResourceRe  = lazyre.New(`^(?:(.*) )?\(((?:limits|requests)\.[A-Za-z0-9./_-]+)\)$`)
+	portRe         = lazyre.New(`^([0-9]{1,5})/([A-Z]+)(?: \((.+)\))?$`)
 )
 
 // containerLine reads a line under "Containers:", "Init Containers:" or
@@ -123,7 +124,7 @@ func (p *describeParser) ports(l line, val string) []Port {
 	}
 	var ports []Port
 	for _, s := range strings.Split(val, ", ") {
-		m := portRe.FindStringSubmatch(s)
+		m := portRe.Re().FindStringSubmatch(s)
 		if m == nil {
 			p.problem(l, "not a port (\"5688/TCP (name)\")")
 			continue
@@ -239,13 +240,13 @@ func (p *describeParser) envLine(l line, rel int, text, body string) {
 		return
 	}
 	e := EnvVar{Name: key, Value: val, Line: l.n}
-	if m := envSecretRe.FindStringSubmatch(val); m != nil {
+	if m := envSecretRe.Re().FindStringSubmatch(val); m != nil {
 		e.Value, e.Source = "", &EnvSource{Kind: "secretKeyRef", Key: m[1], Name: m[2], Optional: m[3] == "true"}
-	} else if m := envConfigMapRe.FindStringSubmatch(val); m != nil {
+	} else if m := envConfigMapRe.Re().FindStringSubmatch(val); m != nil {
 		e.Value, e.Source = "", &EnvSource{Kind: "configMapKeyRef", Key: m[1], Name: m[2], Optional: m[3] == "true"}
-	} else if m := envFieldRe.FindStringSubmatch(val); m != nil {
+	} else if m := envFieldRe.Re().FindStringSubmatch(val); m != nil {
 		e.Value, e.Source = m[1], &EnvSource{Kind: "fieldRef", APIVersion: m[2], FieldPath: m[3]}
-	} else if m := envResourceRe.FindStringSubmatch(val); m != nil {
+	} else if m := envResourceRe.Re().FindStringSubmatch(val); m != nil {
 		e.Value, e.Source = m[1], &EnvSource{Kind: "resourceFieldRef", Resource: m[2]}
 	}
 	p.flush()

@@ -1,10 +1,11 @@
 package kubetext
 
 import (
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/rwdiag/rwdiag/internal/lazyre"
 )
 
 // eventColumns is the header DescribeEvents has printed since kubectl 1.9.
@@ -13,9 +14,9 @@ var eventColumns = []string{"Type", "Reason", "Age", "From", "Message"}
 // eventAgeRe is DescribeEvents' interval: "<age>" or
 // "<last> (x<count> over <first>)"; an age is HumanDuration's, "<invalid>"
 // or "<unknown>".
-var eventAgeRe = regexp.MustCompile(`^([0-9a-z]+|<invalid>|<unknown>)(?: \(x([0-9]+) over ([0-9a-z]+|<invalid>|<unknown>)\))?$`)
+var eventAgeRe = lazyre.New(`^([0-9a-z]+|<invalid>|<unknown>)(?: \(x([0-9]+) over ([0-9a-z]+|<invalid>|<unknown>)\))?$`)
 
-var wordRe = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.-]*$`)
+var wordRe = lazyre.New(`^[A-Za-z][A-Za-z0-9_.-]*$`)
 
 // eventLine reads a line under "Events:".
 func (p *describeParser) eventLine(l line, rel int, text string) {
@@ -73,10 +74,10 @@ func (p *describeParser) eventRow(text string) (Event, bool) {
 }
 
 func eventFromCells(c []string) (Event, bool) {
-	if !wordRe.MatchString(c[0]) || !wordRe.MatchString(c[1]) {
+	if !wordRe.Re().MatchString(c[0]) || !wordRe.Re().MatchString(c[1]) {
 		return Event{}, false
 	}
-	m := eventAgeRe.FindStringSubmatch(c[2])
+	m := eventAgeRe.Re().FindStringSubmatch(c[2])
 	if m == nil {
 		return Event{}, false
 	}

@@ -2,9 +2,10 @@ package kubetext
 
 import (
 	"io"
-	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/rwdiag/rwdiag/internal/lazyre"
 )
 
 // The pod table's columns (kubernetes pkg/printers/internalversion/printers.go,
@@ -21,10 +22,10 @@ var (
 	plainColumns = []string{"NAME", "READY", "STATUS", "RESTARTS", "AGE"}
 	wideColumns  = []string{"NAME", "READY", "STATUS", "RESTARTS", "AGE", "IP", "NODE", "NOMINATED NODE", "READINESS GATES"}
 
-	readyRe = regexp.MustCompile(`^[0-9]+/[0-9]+$`)
+	readyRe = lazyre.New(`^[0-9]+/[0-9]+$`)
 	// printPod's RESTARTS: "<n>", or since Kubernetes 1.22 "<n> (<age> ago)".
-	restartsRe = regexp.MustCompile(`^([0-9]+)(?: \(([0-9a-z]+|<invalid>|<unknown>) ago\))?$`)
-	headerRe   = regexp.MustCompile(`^[A-Z][A-Z0-9_-]*(?: {1,}[A-Z][A-Z0-9_-]*)*$`)
+	restartsRe = lazyre.New(`^([0-9]+)(?: \(([0-9a-z]+|<invalid>|<unknown>) ago\))?$`)
+	headerRe   = lazyre.New(`^[A-Z][A-Z0-9_-]*(?: {1,}[A-Z][A-Z0-9_-]*)*$`)
 )
 
 // ParseGetPods reads the `kubectl get pods` table: plain, -o wide, with a
@@ -67,7 +68,7 @@ func (g *getParser) line(l line) {
 		return
 	case strings.HasPrefix(t, "No resources found"):
 		return
-	case headerRe.MatchString(t) && strings.Contains(" "+t+" ", " NAME "):
+	case headerRe.Re().MatchString(t) && strings.Contains(" "+t+" ", " NAME "):
 		g.header(l)
 		return
 	case g.other:
@@ -160,13 +161,13 @@ func squeezedHeader(words []string) []string {
 func headerless(t string) []string {
 	f := mergeRestarts(strings.Fields(t))
 	switch {
-	case len(f) == len(plainColumns) && readyRe.MatchString(f[1]):
+	case len(f) == len(plainColumns) && readyRe.Re().MatchString(f[1]):
 		return plainColumns
-	case len(f) == len(wideColumns) && readyRe.MatchString(f[1]):
+	case len(f) == len(wideColumns) && readyRe.Re().MatchString(f[1]):
 		return wideColumns
-	case len(f) == len(plainColumns)+1 && readyRe.MatchString(f[2]):
+	case len(f) == len(plainColumns)+1 && readyRe.Re().MatchString(f[2]):
 		return append([]string{"NAMESPACE"}, plainColumns...)
-	case len(f) == len(wideColumns)+1 && readyRe.MatchString(f[2]):
+	case len(f) == len(wideColumns)+1 && readyRe.Re().MatchString(f[2]):
 		return append([]string{"NAMESPACE"}, wideColumns...)
 	}
 	return nil
@@ -218,14 +219,14 @@ func podRow(cols, cells []string) (PodRow, string) {
 		case "NAME":
 			row.Name = strings.TrimPrefix(strings.TrimPrefix(v, "pod/"), "pods/")
 		case "READY":
-			if !readyRe.MatchString(v) {
+			if !readyRe.Re().MatchString(v) {
 				return row, "READY " + strconv.Quote(v) + " is not <ready>/<total>"
 			}
 			row.Ready = v
 		case "STATUS":
 			row.Status = v
 		case "RESTARTS":
-			m := restartsRe.FindStringSubmatch(v)
+			m := restartsRe.Re().FindStringSubmatch(v)
 			if m == nil {
 				return row, "RESTARTS " + strconv.Quote(v) + " is not a count"
 			}

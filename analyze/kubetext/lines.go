@@ -5,8 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"regexp"
 	"strings"
+
+	"github.com/rwdiag/rwdiag/internal/lazyre"
 )
 
 // maxLineBytes bounds one line; the rest of a longer line is dropped, with
@@ -133,12 +134,12 @@ func isNoise(s string) bool {
 		}
 	}
 	// user@host:~$, [user@host ~]# kubectl ...
-	return promptRe.MatchString(t)
+	return promptRe.Re().MatchString(t)
 }
 
 // promptRe is a shell prompt ("user@host:~$", "[root@host ~]#"), alone or
 // before a kubectl command.
-var promptRe = regexp.MustCompile(`^(?:\[[^\]]*\]|[A-Za-z0-9_.@:~/-]+)[$#%](?: +kubectl(?: .*)?)?$`)
+var promptRe = lazyre.New(`^(?:\[[^\]]*\]|[A-Za-z0-9_.@:~/-]+)[$#%](?: +kubectl(?: .*)?)?$`)
 
 // splitKey splits "Key:  value" (kubectl's "%s:\t%s" after the tabwriter)
 // into key and value. The key is the text before the first colon that is

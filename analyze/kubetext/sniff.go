@@ -36,7 +36,7 @@ func Sniff(b []byte) string {
 				}
 			}
 		}
-		if headerRe.MatchString(t) {
+		if headerRe.Re().MatchString(t) {
 			names := parseHeader(t).names
 			if !hasAll(names, podColumnsNeeded) {
 				names = squeezedHeader(strings.Fields(t))

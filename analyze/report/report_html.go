@@ -8,7 +8,6 @@ import (
 	"html/template"
 	"io"
 	"math"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/rwdiag/rwdiag/internal/english"
 
 	"github.com/rwdiag/rwdiag/analyze"
+	"github.com/rwdiag/rwdiag/internal/lazyre"
 	"github.com/rwdiag/rwdiag/internal/termtext"
 )
 
@@ -492,9 +492,9 @@ func chartNum(v float64) string { return strconv.FormatFloat(math.Round(v*10)/10
 
 // memoryChartRE matches the metrics of a container's memory, which its
 // memory limit bounds.
-var memoryChartRE = regexp.MustCompile(`\b(process_resident_memory_bytes|container_memory_(working_set|rss|usage)_bytes)\b`)
+var memoryChartRE = lazyre.New(`\b(process_resident_memory_bytes|container_memory_(working_set|rss|usage)_bytes)\b`)
 
-func memoryChart(promql string) bool { return memoryChartRE.MatchString(promql) }
+func memoryChart(promql string) bool { return memoryChartRE.Re().MatchString(promql) }
 
 type chartLimitValue struct {
 	v     float64
@@ -554,11 +554,11 @@ func chartLimits(series []analyze.SeriesHistory, limits map[string]float64, subj
 // worded "memory limit 8Gi". limitSummaryRE reads the summary's "memory
 // limit 8GiB", the subject's, when no evidence states one.
 var (
-	limitEvidenceRE   = regexp.MustCompile(`\bmemory[_ ]limit(?:=|:\s*|\s+)([0-9][0-9.eE+-]*[A-Za-z]*)`)
-	limitSummaryRE    = regexp.MustCompile(`\bmemory limit ([0-9][0-9.]*\s?[KMGTP]i?B)\b`)
-	limitPodRE        = regexp.MustCompile(`^pod ([^\s:,]+)`)
-	limitContainerRE  = regexp.MustCompile(`\bcontainer[= ]([^\s,):]+)`)
-	computeContainers = regexp.MustCompile(`^(compute|standalone)`)
+	limitEvidenceRE   = lazyre.New(`\bmemory[_ ]limit(?:=|:\s*|\s+)([0-9][0-9.eE+-]*[A-Za-z]*)`)
+	limitSummaryRE    = lazyre.New(`\bmemory limit ([0-9][0-9.]*\s?[KMGTP]i?B)\b`)
+	limitPodRE        = lazyre.New(`^pod ([^\s:,]+)`)
+	limitContainerRE  = lazyre.New(`\bcontainer[= ]([^\s,):]+)`)
+	computeContainers = lazyre.New(`^(compute|standalone)`)
 )
 
 // chartMemoryLimits are the container memory limits, by pod, for f's
@@ -583,7 +583,7 @@ func memoryLimits(f analyze.Finding) map[string]float64 {
 	}
 	found := map[string]*lim{}
 	for _, e := range f.Evidence {
-		m := limitEvidenceRE.FindStringSubmatch(e.Text)
+		m := limitEvidenceRE.Re().FindStringSubmatch(e.Text)
 		if m == nil {
 			continue
 		}
@@ -592,12 +592,12 @@ func memoryLimits(f analyze.Finding) map[string]float64 {
 			continue
 		}
 		pod := f.Subject
-		if p := limitPodRE.FindStringSubmatch(e.Text); p != nil {
+		if p := limitPodRE.Re().FindStringSubmatch(e.Text); p != nil {
 			pod = p[1]
 		}
 		compute := false
-		if c := limitContainerRE.FindStringSubmatch(e.Text); c != nil {
-			compute = computeContainers.MatchString(c[1])
+		if c := limitContainerRE.Re().FindStringSubmatch(e.Text); c != nil {
+			compute = computeContainers.Re().MatchString(c[1])
 		}
 		l := found[pod]
 		if l == nil {
@@ -619,7 +619,7 @@ func memoryLimits(f analyze.Finding) map[string]float64 {
 		}
 	}
 	if len(found) == 0 && f.SubjectKind == "pod" {
-		if m := limitSummaryRE.FindStringSubmatch(f.Summary); m != nil {
+		if m := limitSummaryRE.Re().FindStringSubmatch(f.Summary); m != nil {
 			if v, ok := parseQuantity(strings.TrimSuffix(strings.ReplaceAll(m[1], " ", ""), "B")); ok {
 				out[f.Subject] = v
 			}
@@ -779,11 +779,11 @@ func chartValue(v float64, bytesUnit bool) string {
 // ---- Markdown ----
 
 var (
-	mdFenceRE   = regexp.MustCompile("^\\s*(```+|~~~+)\\s*([\\w+-]*)")
-	mdHeadingRE = regexp.MustCompile(`^\s*(#{1,6})\s+(.*)$`)
-	mdBulletRE  = regexp.MustCompile(`^(\s*)[-*+]\s+(.*)$`)
-	mdNumberRE  = regexp.MustCompile(`^(\s*)(\d+)[.)]\s+(.*)$`)
-	mdInlineRE  = regexp.MustCompile("(`+)(.+?)(`+)|\\*\\*([^*]+)\\*\\*|\\[([^\\]]+)\\]\\((https?://[^)\\s]+)\\)")
+	mdFenceRE   = lazyre.New("^\\s*(```+|~~~+)\\s*([\\w+-]*)")
+	mdHeadingRE = lazyre.New(`^\s*(#{1,6})\s+(.*)$`)
+	mdBulletRE  = lazyre.New(`^(\s*)[-*+]\s+(.*)$`)
+	mdNumberRE  = lazyre.New(`^(\s*)(\d+)[.)]\s+(.*)$`)
+	mdInlineRE  = lazyre.New("(`+)(.+?)(`+)|\\*\\*([^*]+)\\*\\*|\\[([^\\]]+)\\]\\((https?://[^)\\s]+)\\)")
 )
 
 // markdownHTML renders the Markdown of a rule's remediation as HTML:
@@ -812,7 +812,7 @@ func markdownHTML(md string) template.HTML {
 	// inItem reports whether line belongs to the open list item: it is
 	// indented, or a list item itself.
 	inItem := func(line string) bool {
-		return list != "" && (indentOf(line) >= 2 || mdBulletRE.MatchString(line) || mdNumberRE.MatchString(line))
+		return list != "" && (indentOf(line) >= 2 || mdBulletRE.Re().MatchString(line) || mdNumberRE.Re().MatchString(line))
 	}
 	for i := 0; i < len(lines); i++ {
 		line := lines[i]
@@ -827,7 +827,7 @@ func markdownHTML(md string) template.HTML {
 			}
 			continue
 		}
-		if m := mdFenceRE.FindStringSubmatch(line); m != nil {
+		if m := mdFenceRE.Re().FindStringSubmatch(line); m != nil {
 			if indentOf(line) >= 2 && list != "" {
 				flush()
 			} else {
@@ -850,16 +850,16 @@ func markdownHTML(md string) template.HTML {
 			b.WriteString("<pre><code" + class + ">" + html.EscapeString(strings.Join(code, "\n")) + "</code></pre>\n")
 			continue
 		}
-		if m := mdHeadingRE.FindStringSubmatch(line); m != nil {
+		if m := mdHeadingRE.Re().FindStringSubmatch(line); m != nil {
 			closeList()
 			level := min(len(m[1])+3, 6)
 			fmt.Fprintf(&b, "<h%d>%s</h%d>\n", level, mdInline(m[2]), level)
 			continue
 		}
 		kind, item, num := "", "", ""
-		if m := mdBulletRE.FindStringSubmatch(line); m != nil {
+		if m := mdBulletRE.Re().FindStringSubmatch(line); m != nil {
 			kind, item = "ul", m[2]
-		} else if m := mdNumberRE.FindStringSubmatch(line); m != nil {
+		} else if m := mdNumberRE.Re().FindStringSubmatch(line); m != nil {
 			kind, item, num = "ol", m[3], m[2]
 		}
 		if kind != "" {
@@ -907,7 +907,7 @@ func indentOf(s string) int {
 func mdInline(s string) string {
 	var b strings.Builder
 	last := 0
-	for _, m := range mdInlineRE.FindAllStringSubmatchIndex(s, -1) {
+	for _, m := range mdInlineRE.Re().FindAllStringSubmatchIndex(s, -1) {
 		b.WriteString(html.EscapeString(s[last:m[0]]))
 		switch {
 		case m[2] >= 0 && s[m[2]:m[3]] == s[m[6]:m[7]]:
