@@ -4,12 +4,16 @@ import (
 	"errors"
 	"io"
 	"sync"
+
+	"github.com/cespare/xxhash/v2"
+	"github.com/klauspost/compress/zstd"
 )
 
 // Read-ahead: decompression runs in its own goroutine, a few chunks ahead
 // of the reader, so that decompressing a bundle and analysing it overlap on
 // two cores instead of taking turns. Memory stays bounded: readAheadChunks
-// chunks of readAheadBytes.
+// chunks of readAheadBytes. For a zstd stream the reading side also checks
+// the frames' checksums (see zstdstream.go).
 const (
 	readAheadBytes  = 1 << 20
 	readAheadChunks = 4
@@ -17,7 +21,22 @@ const (
 
 type chunk struct {
 	buf []byte
-	err error // after buf's bytes
+	end frameEnd // buf ends a zstd frame (see zstdChunks)
+	err error    // after buf's bytes
+}
+
+// chunkSource fills a chunk: until buf is full, an error or the end, or
+// for zstd the end of a frame.
+type chunkSource interface {
+	fill(buf []byte) (int, frameEnd, error)
+}
+
+// readerChunks fills chunks from a reader.
+type readerChunks struct{ r io.Reader }
+
+func (rc readerChunks) fill(buf []byte) (int, frameEnd, error) {
+	n, err := fillBuf(rc.r, buf)
+	return n, frameEnd{}, err
 }
 
 // readAhead is an io.Reader over src that reads src in a goroutine.
@@ -31,14 +50,29 @@ type readAhead struct {
 	cur []byte // unread bytes of the current chunk
 	buf []byte // the current chunk's buffer, to hand back
 	err error
+
+	// sums, for zstd frames: the XXH64 of the current frame's bytes taken
+	// so far, checked at its end against its checksum.
+	sums *xxhash.Digest
 }
 
 func newReadAhead(src io.Reader) *readAhead {
+	return startReadAhead(readerChunks{src}, nil)
+}
+
+// newZstdReadAhead reads a zstd stream decoded by z, checking each frame's
+// checksum as its chunks are taken (see zstdstream.go).
+func newZstdReadAhead(z *zstdChunks) *readAhead {
+	return startReadAhead(z, xxhash.New())
+}
+
+func startReadAhead(src chunkSource, sums *xxhash.Digest) *readAhead {
 	ra := &readAhead{
 		full: make(chan chunk, readAheadChunks),
 		free: make(chan []byte, readAheadChunks+1), // every buffer fill makes
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
+		sums: sums,
 	}
 	go ra.fill(src)
 	return ra
@@ -46,7 +80,7 @@ func newReadAhead(src io.Reader) *readAhead {
 
 // fill reads src chunk by chunk until an error, the end or Close. Buffers
 // are made as needed, at most readAheadChunks+1 in all.
-func (ra *readAhead) fill(src io.Reader) {
+func (ra *readAhead) fill(src chunkSource) {
 	defer close(ra.done)
 	made := 0
 	for {
@@ -67,9 +101,9 @@ func (ra *readAhead) fill(src io.Reader) {
 				return
 			}
 		}
-		n, err := fillBuf(src, buf)
+		n, end, err := src.fill(buf)
 		select {
-		case ra.full <- chunk{buf: buf[:n], err: err}:
+		case ra.full <- chunk{buf: buf[:n], end: end, err: err}:
 		case <-ra.stop:
 			return
 		}
@@ -101,6 +135,17 @@ func (ra *readAhead) Read(p []byte) (int, error) {
 			}
 		}
 		ra.cur, ra.buf, ra.err = c.buf, c.buf, c.err
+		if ra.sums != nil {
+			// A chunk's bytes are handed out only once the frame it ends,
+			// if it ends one, is checked.
+			ra.sums.Write(c.buf)
+			if c.end.end {
+				if c.end.check && uint32(ra.sums.Sum64()) != c.end.sum {
+					ra.cur, ra.err = nil, zstd.ErrCRCMismatch
+				}
+				ra.sums.Reset()
+			}
+		}
 	}
 	n := copy(p, ra.cur)
 	ra.cur = ra.cur[n:]

@@ -256,13 +256,13 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 			r.closer = closerFunc(func() error { pz.Close(); return nil })
 			break
 		}
-		zr, err := newStreamDecoder(br, opts)
+		zc, err := newStreamChunks(br, opts)
 		if err != nil {
 			return nil, fmt.Errorf("%s: zstd: %w", name, err)
 		}
-		ra := newReadAhead(zr)
+		ra := newZstdReadAhead(zc)
 		stream = ra
-		r.closer = closerFunc(func() error { ra.Close(); zr.Close(); return nil })
+		r.closer = closerFunc(func() error { ra.Close(); zc.Close(); return nil })
 	case FormatTarGzip:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
@@ -582,8 +582,10 @@ func sizeText(n int64) string {
 }
 
 // newStreamDecoder returns the decoder of a zstd stream that is not cut
-// into frames the parallel reader takes (`tar | zstd`), read through a
-// readAhead. It decodes on the goroutine that calls Read (concurrency 1):
+// into frames the parallel reader takes (`tar | zstd`), read one frame at a
+// time through a readAhead, which checks the frames' checksums (the decoder
+// skips them: see zstdstream.go). It decodes on the goroutine that calls
+// Read (concurrency 1):
 // the readAhead's goroutine, which then hands a megabyte at a time to the
 // tar reader. The decoder's own asynchronous mode (concurrency 2 and more)
 // passes every 128 KiB block between three goroutines and through its
@@ -596,5 +598,6 @@ func sizeText(n int64) string {
 func newStreamDecoder(src io.Reader, opts Options) (*zstd.Decoder, error) {
 	return zstd.NewReader(src,
 		zstd.WithDecoderConcurrency(1),
-		zstd.WithDecoderMaxWindow(opts.MaxZstdWindow))
+		zstd.WithDecoderMaxWindow(opts.MaxZstdWindow),
+		zstd.IgnoreChecksum(true))
 }

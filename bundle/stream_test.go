@@ -1,7 +1,9 @@
 package bundle
 
 import (
+	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -13,8 +15,9 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
-// The streaming path (`tar | zstd`: newStreamDecoder, synchronous, behind a
-// readAhead) against a reference: the decoder's DecodeAll of the whole
+// The streaming path (`tar | zstd`: newStreamDecoder, synchronous, given a
+// frame at a time by a frameSplitter, behind a readAhead that checks the
+// frames' checksums) against a reference: the decoder's DecodeAll of the whole
 // stream. Random contents, sizes around the read-ahead's chunk and the
 // decoder's 128 KiB blocks, several frames and a skippable frame, read in
 // random-sized pieces.
@@ -53,11 +56,11 @@ func TestStreamDecoderReadsLikeDecodeAll(t *testing.T) {
 		if !bytes.Equal(want, plain.Bytes()) {
 			t.Fatalf("seed %d: the reference does not decode what was written", seed)
 		}
-		zr, err := newStreamDecoder(bytes.NewReader(stream.Bytes()), Options{}.withDefaults())
+		zc, err := newStreamChunks(bufio.NewReaderSize(bytes.NewReader(stream.Bytes()), 64<<10), Options{}.withDefaults())
 		if err != nil {
 			t.Fatal(err)
 		}
-		ra := newReadAhead(zr)
+		ra := newZstdReadAhead(zc)
 		var got []byte
 		buf := make([]byte, 2<<20)
 		for {
@@ -71,7 +74,7 @@ func TestStreamDecoderReadsLikeDecodeAll(t *testing.T) {
 			}
 		}
 		ra.Close()
-		zr.Close()
+		zc.Close()
 		if !bytes.Equal(got, want) {
 			t.Fatalf("seed %d: the streaming path read %d bytes, the reference %d; they differ", seed, len(got), len(want))
 		}
@@ -146,6 +149,222 @@ func TestSingleFrameDamageIsReported(t *testing.T) {
 		for _, g := range gots[:len(gots)-1] {
 			if g.NextErr != nil || g.ReadErr != nil || int64(len(g.Data)) != g.Size {
 				t.Errorf("byte %d spoiled: %s before the damage: %d of %d bytes, %v %v", at, g.Path, len(g.Data), g.Size, g.NextErr, g.ReadErr)
+			}
+		}
+	}
+}
+
+// streamOf packs parts as zstd frames of the shapes a stream may hold:
+// with and without a checksum, with a content size (EncodeAll, single
+// segment) or without (streaming), and skippable frames between them. It
+// returns the stream and where each part's frame ends in it.
+func streamOf(t *testing.T, rng *rand.Rand, parts [][]byte) ([]byte, []int) {
+	t.Helper()
+	var stream bytes.Buffer
+	var ends []int
+	for _, part := range parts {
+		crc := rng.IntN(4) != 0
+		level := zstd.EncoderLevel(1 + rng.IntN(4))
+		if rng.IntN(3) == 0 {
+			enc, err := zstd.NewWriter(nil, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(crc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			stream.Write(enc.EncodeAll(part, nil))
+			enc.Close()
+		} else {
+			zw, err := zstd.NewWriter(&stream, zstd.WithEncoderLevel(level), zstd.WithEncoderCRC(crc))
+			if err != nil {
+				t.Fatal(err)
+			}
+			zw.Write(part)
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ends = append(ends, stream.Len())
+		if rng.IntN(4) == 0 {
+			n := rng.IntN(40)
+			stream.Write([]byte{0x50 | byte(rng.IntN(16)), 0x2a, 0x4d, 0x18, byte(n), 0, 0, 0})
+			stream.Write(bytes.Repeat([]byte{'s'}, n))
+		}
+	}
+	return stream.Bytes(), ends
+}
+
+// randomPart is the content of a frame: log-like text, incompressible
+// bytes (raw blocks), a run of one byte (RLE blocks) or nothing.
+func randomPart(rng *rand.Rand) []byte {
+	n := []int{0, 1, 100, 128 << 10, readAheadBytes + 7, 2<<20 + 3}[rng.IntN(6)] + rng.IntN(3000)
+	switch rng.IntN(4) {
+	case 0:
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(rng.Uint32())
+		}
+		return b
+	case 1:
+		return bytes.Repeat([]byte{'z'}, n)
+	}
+	return randomText(rng, n)
+}
+
+// readStream reads a zstd stream the way the reader does (frameSplitter,
+// decoder, readAhead) in random-sized reads, and returns what it handed out
+// and the error it ended with (nil at a clean end).
+func readStream(t *testing.T, rng *rand.Rand, stream []byte) ([]byte, error) {
+	t.Helper()
+	zc, err := newStreamChunks(bufio.NewReaderSize(bytes.NewReader(stream), 64<<10), Options{}.withDefaults())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ra := newZstdReadAhead(zc)
+	defer zc.Close()
+	defer ra.Close()
+	var got []byte
+	buf := make([]byte, 2<<20)
+	for {
+		m, err := ra.Read(buf[:1+rng.IntN(len(buf))])
+		got = append(got, buf[:m]...)
+		if err == io.EOF {
+			return got, nil
+		}
+		if err != nil {
+			return got, err
+		}
+	}
+}
+
+// Streams of frames of every shape (checksum or not, content size or not,
+// raw, RLE and compressed blocks, empty frames, skippable frames between
+// them) read through the frame splitter and the readAhead's checksum give
+// what DecodeAll gives.
+func TestFrameSplitterReadsLikeDecodeAll(t *testing.T) {
+	ref, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ref.Close()
+	for seed := range uint64(40) {
+		rng := rand.New(rand.NewPCG(seed, 141))
+		parts := make([][]byte, 1+rng.IntN(4))
+		for i := range parts {
+			parts[i] = randomPart(rng)
+		}
+		stream, _ := streamOf(t, rng, parts)
+		want, err := ref.DecodeAll(stream, nil)
+		if err != nil {
+			t.Fatalf("seed %d: reference: %v", seed, err)
+		}
+		if !bytes.Equal(want, bytes.Join(parts, nil)) {
+			t.Fatalf("seed %d: the reference does not decode what was written", seed)
+		}
+		got, err := readStream(t, rng, stream)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("seed %d: read %d bytes, the reference %d; they differ", seed, len(got), len(want))
+		}
+	}
+}
+
+// A spoiled checksum of any frame of a stream is a checksum mismatch, and
+// the frame's last chunk is not handed out: what was handed out is a
+// prefix of the content that ends before that frame's end.
+func TestFrameChecksumSpoiled(t *testing.T) {
+	for seed := range uint64(20) {
+		rng := rand.New(rand.NewPCG(seed, 142))
+		var parts [][]byte
+		var stream []byte
+		var ends []int
+		for {
+			parts = parts[:0]
+			for range 1 + rng.IntN(4) {
+				parts = append(parts, randomText(rng, 1+rng.IntN(3<<20)))
+			}
+			stream, ends = streamOf(t, rng, parts)
+			if hasChecksum(stream, ends, len(parts)) {
+				break
+			}
+		}
+		plain := bytes.Join(parts, nil)
+		// The last frame with a checksum: spoil its last byte.
+		f := len(parts) - 1
+		for !frameHasChecksum(stream, ends, f) {
+			f--
+		}
+		spoiled := bytes.Clone(stream)
+		spoiled[ends[f]-1] ^= 0x21
+		got, err := readStream(t, rng, spoiled)
+		if !errors.Is(err, zstd.ErrCRCMismatch) {
+			t.Fatalf("seed %d: frame %d's checksum spoiled: %v, want a checksum mismatch", seed, f, err)
+		}
+		upto := 0
+		for _, p := range parts[:f+1] {
+			upto += len(p)
+		}
+		if !bytes.HasPrefix(plain, got) || len(got) >= upto && len(parts[f]) > 0 {
+			t.Fatalf("seed %d: %d bytes handed out before the mismatch of frame %d, which ends at %d", seed, len(got), f, upto)
+		}
+	}
+}
+
+// frameStart is where frame i of a stream written by streamOf starts.
+func frameStart(stream []byte, ends []int, i int) int {
+	if i == 0 {
+		return 0
+	}
+	s := ends[i-1]
+	if bytes.HasPrefix(stream[s+1:], []byte{0x2a, 0x4d, 0x18}) && stream[s]&0xf0 == 0x50 {
+		s += 8 + int(binary.LittleEndian.Uint32(stream[s+4:]))
+	}
+	return s
+}
+
+func frameHasChecksum(stream []byte, ends []int, i int) bool {
+	return stream[frameStart(stream, ends, i)+4]&0x04 != 0
+}
+
+func hasChecksum(stream []byte, ends []int, n int) bool {
+	for i := range n {
+		if frameHasChecksum(stream, ends, i) {
+			return true
+		}
+	}
+	return false
+}
+
+// A byte spoiled anywhere in a stream of frames with checksums never goes
+// unnoticed: reading ends in an error, or hands out exactly the content
+// (the byte was in a skippable frame's payload, or a flag that changes
+// nothing decoded, which the checksum then covers); never a hang or a
+// panic.
+func TestFrameSplitterSpoiledByte(t *testing.T) {
+	for seed := range uint64(12) {
+		rng := rand.New(rand.NewPCG(seed, 143))
+		var parts [][]byte
+		for range 1 + rng.IntN(3) {
+			parts = append(parts, randomText(rng, rng.IntN(300<<10)))
+		}
+		var stream bytes.Buffer
+		for _, p := range parts {
+			zw, err := zstd.NewWriter(&stream, zstd.WithEncoderCRC(true))
+			if err != nil {
+				t.Fatal(err)
+			}
+			zw.Write(p)
+			zw.Close()
+		}
+		plain := bytes.Join(parts, nil)
+		b := stream.Bytes()
+		for range 30 {
+			spoiled := bytes.Clone(b)
+			at := rng.IntN(len(b))
+			spoiled[at] ^= byte(1 + rng.IntN(255))
+			got, err := readStream(t, rng, spoiled)
+			if err == nil && !bytes.Equal(got, plain) {
+				t.Fatalf("seed %d: byte %d of %d spoiled: read %d bytes without an error, not the content", seed, at, len(b), len(got))
 			}
 		}
 	}
