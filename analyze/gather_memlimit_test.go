@@ -79,3 +79,47 @@ func TestReadingMemoryLimitUntilClose(t *testing.T) {
 		t.Errorf("after a failed Gather: limit %d, want none", got)
 	}
 }
+
+// TuneMemory sets GOGC and the soft limit for the whole run, leaves what
+// the environment chose, and restores both.
+func TestTuneMemory(t *testing.T) {
+	if _, set := os.LookupEnv("GOMEMLIMIT"); set {
+		t.Skip("GOMEMLIMIT is set")
+	}
+	if _, set := os.LookupEnv("GOGC"); set {
+		t.Skip("GOGC is set")
+	}
+	prevLimit := debug.SetMemoryLimit(math.MaxInt64)
+	defer debug.SetMemoryLimit(prevLimit)
+	prevGC := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(prevGC)
+
+	restore := TuneMemory()
+	if got := debug.SetGCPercent(-1); got != analysisGCPercent {
+		t.Errorf("GOGC %d during the run, want %d", got, analysisGCPercent)
+	}
+	debug.SetGCPercent(analysisGCPercent)
+	if got := debug.SetMemoryLimit(-1); got != readingMemoryLimit {
+		t.Errorf("limit %d during the run, want %d", got, readingMemoryLimit)
+	}
+	// Gather, inside the run, keeps the run's limit and leaves it set.
+	inner := limitReadingMemory()
+	inner()
+	if got := debug.SetMemoryLimit(-1); got != readingMemoryLimit {
+		t.Errorf("limit %d after a Close inside the run, want %d still", got, readingMemoryLimit)
+	}
+	restore()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("GOGC %d after the run, want 100 back", got)
+	}
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("limit %d after the run, want none", got)
+	}
+
+	t.Setenv("GOGC", "50")
+	restore = TuneMemory()
+	if got := debug.SetGCPercent(100); got != 100 {
+		t.Errorf("with GOGC set: GC percent %d, want it left alone (100)", got)
+	}
+	restore()
+}

@@ -119,6 +119,7 @@ func runAnalyze(c *ucli.Context) error {
 	if c.NArg() != 1 {
 		return usageError(c, "want one BUNDLE, got %d arguments", c.NArg())
 	}
+	defer analyze.TuneMemory()()
 	out := c.String("output")
 	format, err := reportFormat(c.String("format"), out)
 	if err != nil {

@@ -37,6 +37,7 @@ func runDiff(c *ucli.Context) error {
 	if err != nil {
 		return err
 	}
+	defer analyze.TuneMemory()()
 	out := c.String("output")
 	format, err := listFormat(c.String("format"), out)
 	if err != nil {
