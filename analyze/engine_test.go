@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -191,6 +192,72 @@ func TestDamagedBundleStillReports(t *testing.T) {
 	damage := strings.Join(rep.Bundle.Problems, "\n")
 	if !strings.Contains(damage, "damaged") || !strings.Contains(damage, "logs/rw-compute-0/compute.log") {
 		t.Errorf("problems = %q, want the damage naming the entry", damage)
+	}
+}
+
+// Bytes after a bundle's compressed stream are named among the problems;
+// every entry before them is read, and the findings are those of the clean
+// bundle. Zero padding after it is no problem.
+func TestTrailingBytesNamedFindingsKept(t *testing.T) {
+	rules := loadTestRules(t, "testdata/languages")
+	dest := filepath.Join(t.TempDir(), "b.tar.zst")
+	w, err := bundle.NewWriter(dest, bundle.WriterOptions{Root: "rwdiag-prod-20261202T010000Z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pods := `{"kind":"List","items":[{"metadata":{"name":"rw-compute-0","labels":{"risingwave/component":"compute"}},
+		"status":{"containerStatuses":[{"name":"compute","restartCount":4,"lastState":{"terminated":{"reason":"OOMKilled","exitCode":137}}}]}}]}`
+	if err := w.WriteFile("kubernetes/pods.json", "kubectl get pods -o json", []byte(pods)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clean, err := os.ReadFile(dest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	firing := func(rep *Report) string {
+		var fired []string
+		for _, f := range rep.Findings {
+			if f.Status == StatusFiring {
+				fired = append(fired, f.Rule+" "+f.Subject)
+			}
+		}
+		return strings.Join(fired, ",")
+	}
+	want := ""
+	for _, tc := range []struct {
+		name, tail string
+		problem    string
+	}{
+		{"clean", "", ""},
+		{"zero padding", "\x00\x00\x00\x00\x00\x00\x00\x00", ""},
+		{"junk", "PK\x03\x04 a zip glued on", fmt.Sprintf("b.tar.zst: after the last entry: the bytes from byte %d of the file on are not zstd data", len(clean))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if err := os.WriteFile(dest, append(append([]byte(nil), clean...), tc.tail...), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			rep, err := Analyze(context.Background(), dest, rules, bundle.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := firing(rep); !strings.Contains(got, "test-kube-oomkilled rw-compute-0") {
+				t.Errorf("firing = %q, want the OOM from pods.json", got)
+			} else if want == "" {
+				want = got
+			} else if got != want {
+				t.Errorf("firing = %q, want the clean bundle's %q", got, want)
+			}
+			if rep.Bundle.Stopped != "" {
+				t.Errorf("reading stopped: %s", rep.Bundle.Stopped)
+			}
+			problems := strings.Join(rep.Bundle.Problems, "\n")
+			if tc.problem == "" && strings.Contains(problems, "after the last entry") || tc.problem != "" && !strings.Contains(problems, tc.problem) {
+				t.Errorf("problems = %q, want %q", problems, tc.problem)
+			}
+		})
 	}
 }
 

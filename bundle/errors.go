@@ -3,6 +3,7 @@ package bundle
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrUnknownFormat is returned when a file is neither a directory nor a tar,
@@ -98,5 +99,78 @@ func Fatal(err error) bool {
 	if errors.As(err, &le) {
 		return le.Total
 	}
+	var te *TrailingDataError
+	if errors.As(err, &te) {
+		return false
+	}
 	return true
 }
+
+// TrailingDataError reports bytes after the end of a bundle's tar archive
+// that are neither its padding nor read: data after the end-of-archive
+// marker (a second archive appended to the first, which GNU tar reads only
+// with --ignore-zeros), or bytes after the last compressed frame (zstd) or
+// member (gzip) that do not decompress. Every entry of the archive was read
+// before it; Next returns it once, after the last entry, and then io.EOF.
+type TrailingDataError struct {
+	Archive string
+	// End is where the tar archive ends in its tar stream: the byte after
+	// its end-of-archive marker.
+	End int64
+	// Data is the offset in the tar stream of the first byte after End
+	// that is not zero, -1 when there is none; Bytes is how many bytes
+	// follow End, and More is set when more than that follow, unread.
+	Data  int64
+	Bytes int64
+	More  bool
+	// Err is why the compressed stream could not be read to its end, when
+	// it could not: a *JunkError for bytes that are not compressed data.
+	Err error
+}
+
+func (e *TrailingDataError) Error() string {
+	var parts []string
+	if e.Data >= 0 {
+		n := fmt.Sprintf("%d bytes", e.Bytes-(e.Data-e.End))
+		if e.More {
+			n = "more than " + n
+		}
+		parts = append(parts, fmt.Sprintf("%s of data follow the tar archive's end-of-archive marker (from byte %d of the tar stream) and were not read: "+
+			"another archive appended to this one? (GNU tar reads such archives with --ignore-zeros)", n, e.Data))
+	} else if e.More {
+		parts = append(parts, fmt.Sprintf("more than %d bytes follow the tar archive's end-of-archive marker (byte %d of the tar stream); the rest was not read", e.Bytes, e.End))
+	}
+	var je *JunkError
+	switch {
+	case errors.As(e.Err, &je):
+		parts = append(parts, e.Err.Error()+"; they were not read")
+	case e.Err != nil:
+		parts = append(parts, fmt.Sprintf("the compressed stream is damaged or cut after the tar archive's end (byte %d of the tar stream): %v", e.End, e.Err))
+	}
+	return fmt.Sprintf("%s: after the last entry: %s", e.Archive, strings.Join(parts, "; "))
+}
+
+func (e *TrailingDataError) Unwrap() error { return e.Err }
+
+// JunkError reports bytes after a compressed stream's last frame or member
+// that do not begin another: what `zstd -d` calls an unknown header and
+// `gzip -d` trailing garbage.
+type JunkError struct {
+	Format string // "zstd" or "gzip"
+	Offset int64  // where the bytes start in the archive file
+	Err    error  // the decoder's word on them, if it had one
+}
+
+func (e *JunkError) Error() string {
+	unit := "frame"
+	if e.Format == "gzip" {
+		unit = "member"
+	}
+	msg := fmt.Sprintf("the bytes from byte %d of the file on are not %s data (no %s begins there)", e.Offset, e.Format, unit)
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *JunkError) Unwrap() error { return e.Err }

@@ -100,11 +100,16 @@ func checkError(t *testing.T, err error) {
 		le *LimitError
 		de *DamageError
 		du *DuplicateEntryError
+		te *TrailingDataError
 	)
 	switch {
 	case errors.As(err, &ue):
 		if Fatal(err) || ue.Reason == "" {
 			t.Fatalf("unsafe entry error %v: fatal %v", err, Fatal(err))
+		}
+	case errors.As(err, &te):
+		if Fatal(err) || te.Data < 0 && !te.More && te.Err == nil {
+			t.Fatalf("trailing data error %v: fatal %v, says nothing", err, Fatal(err))
 		}
 	case errors.As(err, &du):
 		if Fatal(err) || du.Path == "" {

@@ -268,7 +268,8 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 		if err != nil {
 			return nil, &DamageError{Archive: name, Offset: raw.count(), Err: fmt.Errorf("gzip: %w", err)}
 		}
-		ra := newReadAhead(zr)
+		zr.Multistream(false)
+		ra := newReadAhead(&gzipMembers{zr: zr, br: br, raw: raw})
 		stream = ra
 		r.closer = closerFunc(func() error { ra.Close(); return zr.Close() })
 	}
@@ -280,9 +281,68 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 		offset: offset,
 		window: window,
 	}
-	tr.tr = tar.NewReader(tr.dec)
+	tr.feed.r = tr.dec
+	tr.tr = tar.NewReader(&tr.feed)
 	r.next = tr.next
 	return r, nil
+}
+
+// gzipMembers reads a gzip stream member by member, as gzip.Reader does
+// in its multistream mode, but tells bytes after the last member that
+// begin none (`gzip -d` ignores them with a warning) from a damaged member:
+// a *JunkError, with where they start.
+type gzipMembers struct {
+	zr  *gzip.Reader
+	br  *bufio.Reader // read by zr byte by byte: its position is the member's end
+	raw *countingReader
+}
+
+func (g *gzipMembers) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	if err != io.EOF {
+		return n, err
+	}
+	b, perr := g.br.Peek(2)
+	switch {
+	case len(b) == 0 && perr == io.EOF:
+		return n, io.EOF
+	case len(b) < 2 && perr != nil && perr != io.EOF:
+		return n, perr
+	case len(b) == 2 && b[0] == 0x1f && b[1] == 0x8b:
+		if err := g.zr.Reset(g.br); err != nil {
+			return n, err
+		}
+		g.zr.Multistream(false)
+		return n, nil
+	}
+	at := g.raw.count() - int64(g.br.Buffered())
+	if pad, err := zeroPadding(g.br); err != nil || pad {
+		if err == nil {
+			err = io.EOF
+		}
+		return n, err
+	}
+	return n, &JunkError{Format: "gzip", Offset: at}
+}
+
+// zeroPadding reads r to its end and reports whether every byte was zero:
+// the padding a tape or `dd conv=sync` may leave after a compressed
+// stream, which `gzip -d` passes over (`zstd -d` refuses it; no evidence
+// is in it either way). It stops at the first byte that is not zero.
+func zeroPadding(r io.Reader) (bool, error) {
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := r.Read(buf)
+		if firstNonZero(buf[:n]) >= 0 {
+			return false, nil
+		}
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, err
+		}
+	}
 }
 
 // tarWalker turns tar headers into entries.
@@ -303,6 +363,97 @@ type tarWalker struct {
 	// offset, when set, says where in the archive file the damage is (the
 	// parallel zstd reader reads ahead of the tar stream by frames).
 	offset func() int64
+	feed   zeroTail // dec, as the tar reader reads it
+	ended  bool     // the end was checked (see end)
+}
+
+// zeroTail is the tar stream as archive/tar reads it, noting how many of
+// the last bytes read were zero (up to a tar block and a half): the tar
+// reader ends at one or two zero blocks, or at a clean EOF between
+// entries, and only the zeros tell the two apart.
+type zeroTail struct {
+	r     io.Reader
+	zeros int
+}
+
+func (z *zeroTail) Read(p []byte) (int, error) {
+	n, err := z.r.Read(p)
+	k := 0
+	for k < n && k < 768 && p[n-1-k] == 0 {
+		k++
+	}
+	if k == n {
+		z.zeros = min(z.zeros+n, 768)
+	} else {
+		z.zeros = k
+	}
+	return n, err
+}
+
+// maxTrailingBytes bounds what is read after the tar archive's end to check
+// that it is padding (GNU tar pads to 10 KiB records; `tar -b` to at most
+// 2 MiB and a bit).
+const maxTrailingBytes = 4 << 20
+
+// errNoEndMarker is a tar stream that ends between two entries, without
+// the end-of-archive marker every tar writer puts there.
+var errNoEndMarker = errors.New("the archive ends without tar's end-of-archive marker, so it was probably cut here: the entries before are whole, any after are missing")
+
+// end checks, once, how the archive ends, when the tar reader has found its
+// end: a *DamageError when the stream ended between two entries without the
+// end-of-archive marker; a *TrailingDataError when data, or bytes that do
+// not decompress, follow it; nil when only padding does.
+func (w *tarWalker) end() error {
+	if w.ended {
+		return nil
+	}
+	w.ended = true
+	if w.feed.zeros < 512 {
+		return w.damage(errNoEndMarker, true)
+	}
+	te := &TrailingDataError{Archive: w.name, End: w.dec.count(), Data: -1}
+	buf := make([]byte, 32<<10)
+	for {
+		n, err := w.dec.Read(buf[:min(int64(len(buf)), maxTrailingBytes+1-te.Bytes)])
+		if te.Data < 0 {
+			if i := firstNonZero(buf[:n]); i >= 0 {
+				te.Data = te.End + te.Bytes + int64(i)
+			}
+		}
+		te.Bytes += int64(n)
+		if te.Bytes > maxTrailingBytes || w.dec.hit {
+			te.Bytes = min(te.Bytes, maxTrailingBytes)
+			te.More = true
+			break
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			te.Err = err
+			break
+		}
+	}
+	if te.Data < 0 && !te.More && te.Err == nil {
+		return nil
+	}
+	return te
+}
+
+// firstNonZero returns the index of b's first byte that is not zero, or -1.
+func firstNonZero(b []byte) int {
+	for off := 0; off < len(b); off += len(zeroBlock) {
+		c := b[off:min(off+len(zeroBlock), len(b))]
+		if bytes.Equal(c, zeroBlock[:len(c)]) {
+			continue
+		}
+		for i, v := range c {
+			if v != 0 {
+				return off + i
+			}
+		}
+	}
+	return -1
 }
 
 // damage turns an error from the tar stream into the fatal error, once: the
@@ -353,6 +504,9 @@ func (w *tarWalker) next() (*Entry, error) {
 	for {
 		hdr, err := w.tr.Next()
 		if err == io.EOF {
+			if err := w.end(); err != nil {
+				return nil, err
+			}
 			return nil, io.EOF
 		}
 		if err != nil {

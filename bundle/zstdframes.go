@@ -181,7 +181,7 @@ func readFrame(br io.Reader, buf []byte, maxWindow uint64) (out []byte, f zstdFr
 		return out[:0], zstdFrame{skippable: true}, false, nil
 	}
 	if !bytes.Equal(magic, zstdMagic) {
-		return out, f, false, errors.New("invalid input: magic number mismatch")
+		return out, f, false, zstd.ErrMagicMismatch
 	}
 	fhd, err := take(1)
 	if err != nil {
@@ -373,6 +373,20 @@ func (p *parallelZstd) split(br io.Reader) {
 		switch {
 		case err == io.EOF && len(comp) == 0:
 			return
+		case errors.Is(err, zstd.ErrMagicMismatch) || err == io.ErrUnexpectedEOF && len(comp) < 4:
+			// Bytes that begin no frame, after the last one: zero padding
+			// ends the stream, anything else is junk.
+			if firstNonZero(comp) < 0 {
+				pad, perr := zeroPadding(in)
+				if perr == nil && pad {
+					return
+				}
+				if perr != nil {
+					err = perr
+				}
+			}
+			j.err = &JunkError{Format: "zstd", Offset: j.offset, Err: err}
+			close(j.ready)
 		case err != nil:
 			j.err = err
 			close(j.ready)
@@ -448,6 +462,10 @@ func (p *parallelZstd) Read(b []byte) (int, error) {
 			p.failAt = j.offset
 			if _, ok := errors.AsType[*windowError](j.err); ok {
 				p.err = j.err
+				return 0, p.err
+			}
+			if _, ok := errors.AsType[*JunkError](j.err); ok {
+				p.err = j.err // nothing there to salvage
 				return 0, p.err
 			}
 			// A damaged or cut frame: the streaming decoder hands out what

@@ -40,6 +40,12 @@ type frameSplitter struct {
 	hasSum bool
 	// through is set once the bytes are handed out as they are (see rest).
 	through bool
+	// pos is how many bytes of br have been consumed: where br's next byte
+	// sits in the archive file. junk, when isJunk, is where bytes that
+	// begin no frame begin.
+	pos    int64
+	junk   int64
+	isJunk bool
 }
 
 type splitState int
@@ -70,6 +76,7 @@ func (s *frameSplitter) Read(p []byte) (int, error) {
 	}
 	n, err := s.br.Read(p)
 	s.left -= int64(n)
+	s.pos += int64(n)
 	if err == io.EOF {
 		// Cut short: the decoder reports it.
 		s.left, s.state = 0, splitDone
@@ -93,7 +100,9 @@ func (s *frameSplitter) piece() error {
 					return nil
 				}
 				n := 8 + int64(binary.LittleEndian.Uint32(b[4:]))
-				if _, err := io.CopyN(io.Discard, s.br, n); err != nil {
+				m, err := io.CopyN(io.Discard, s.br, n)
+				s.pos += m
+				if err != nil {
 					return unexpected(err)
 				}
 				continue
@@ -107,6 +116,9 @@ func (s *frameSplitter) piece() error {
 				return err
 			}
 			if len(b) < 5 || [4]byte(b[:4]) != [4]byte(zstdMagic) {
+				if len(b) < 4 || [4]byte(b[:4]) != [4]byte(zstdMagic) {
+					s.junk, s.isJunk = s.pos, true // not a frame: the decoder says so
+				}
 				s.rest(len(b))
 				return nil
 			}
@@ -173,11 +185,23 @@ func (s *frameSplitter) nextFrame() (bool, error) {
 		return false, errFrameEnd
 	}
 	s.state, s.left, s.hasSum = splitMagic, 0, false
-	if _, err := s.br.Peek(1); err != nil {
+	b, err := s.br.Peek(1)
+	if len(b) == 0 {
 		if err == io.EOF {
 			return false, nil
 		}
 		return false, err
+	}
+	if b[0] == 0 { // begins no frame: padding, or junk
+		at := s.pos
+		pad, err := zeroPadding(s.br)
+		switch {
+		case err != nil:
+			return false, err
+		case !pad:
+			return false, &JunkError{Format: "zstd", Offset: at}
+		}
+		return false, nil
 	}
 	return true, nil
 }
@@ -222,21 +246,30 @@ func (z *zstdChunks) fill(buf []byte) (int, frameEnd, error) {
 			end := frameEnd{end: true, check: z.sp.hasSum, sum: z.sp.sum}
 			more, err := z.sp.nextFrame()
 			if err != nil {
-				return n, frameEnd{}, err
+				return n, frameEnd{}, z.junk(err)
 			}
 			if !more {
 				return n, end, io.EOF
 			}
 			if err := z.dec.Reset(z.sp); err != nil {
-				return n, frameEnd{}, err
+				return n, end, z.junk(err)
 			}
 			return n, end, nil
 		}
 		if err != nil {
-			return n, frameEnd{}, err
+			return n, frameEnd{}, z.junk(err)
 		}
 	}
 	return n, frameEnd{}, nil
+}
+
+// junk is err, or a *JunkError when the decoder failed on bytes that begin
+// no frame.
+func (z *zstdChunks) junk(err error) error {
+	if z.sp.isJunk {
+		return &JunkError{Format: "zstd", Offset: z.sp.junk, Err: err}
+	}
+	return err
 }
 
 func (z *zstdChunks) Close() { z.dec.Close() }
