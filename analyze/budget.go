@@ -116,7 +116,7 @@ func (b *budget) checkTime() error {
 	if b.err != nil {
 		return b.err
 	}
-	if !b.deadline.IsZero() && time.Now().After(b.deadline) {
+	if !b.deadline.IsZero() && !time.Now().Before(b.deadline) {
 		return b.fail("its time limit of %v", b.Time)
 	}
 	if b.ctx != nil {

@@ -102,11 +102,15 @@ type signalResult struct {
 // rule's error, not the end of the analysis.
 func evaluateRuleSafely(ctx context.Context, ev *Gathered, r *Rule, limits Budget) (findings []Finding, res RuleResult) {
 	ctx, cancel := ctx, context.CancelFunc(func() {})
+	b := newBudget(ctx, limits)
 	if limits.Time > 0 {
-		ctx, cancel = context.WithTimeout(ctx, limits.Time)
+		// The same deadline for both: the context's fires first otherwise
+		// (it was made first), and a rule out of time would read as an
+		// analysis interrupted.
+		ctx, cancel = context.WithDeadline(ctx, b.deadline)
+		b.ctx = ctx
 	}
 	defer cancel()
-	b := newBudget(ctx, limits)
 	defer func() {
 		if p := recover(); p != nil {
 			findings = nil
