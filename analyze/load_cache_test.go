@@ -26,6 +26,7 @@ import (
 	"github.com/expr-lang/expr/vm"
 	version "github.com/hashicorp/go-version"
 
+	"github.com/rwdiag/rwdiag/analyze/logs"
 	"github.com/rwdiag/rwdiag/analyze/metrics"
 	"github.com/rwdiag/rwdiag/analyze/sqlstore"
 	"github.com/rwdiag/rwdiag/bundle"
@@ -415,6 +416,9 @@ func ruleDiff(a, b *Rule) string {
 		}
 		x := reflect.NewAt(f.Type, av.Field(i).Addr().UnsafePointer()).Elem().Interface()
 		y := reflect.NewAt(f.Type, bv.Field(i).Addr().UnsafePointer()).Elem().Interface()
+		if f.Name == "Signals" {
+			x, y = signalsBySource(x.([]*Signal)), signalsBySource(y.([]*Signal))
+		}
 		if comparableText(x) != comparableText(y) {
 			return f.Name + " differs"
 		}
@@ -423,6 +427,25 @@ func ruleDiff(a, b *Rule) string {
 		}
 	}
 	return ""
+}
+
+// signalsBySource returns copies of signals whose log queries are given
+// by source: a lazily loaded rule's are, an eagerly loaded one's are
+// compiled, and they are the same when their expressions are.
+func signalsBySource(signals []*Signal) []*Signal {
+	var out []*Signal
+	for _, s := range signals {
+		c := *s
+		if q := s.Log; q != nil {
+			c.Log = &logs.Query{Name: q.Name, Source: q.Expr(), Kinds: q.Kinds, Container: q.Container,
+				MinLevel: q.MinLevel, MaxRows: q.MaxRows, SectionSource: q.SectionSource}
+			if q.Section != nil {
+				c.Log.SectionSource = q.Section.String()
+			}
+		}
+		out = append(out, &c)
+	}
+	return out
 }
 
 // comparableText is a program's bytecode, a template's parse tree, or ""

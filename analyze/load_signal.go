@@ -106,37 +106,42 @@ func (l *loader) compileSignal(path, name string, ss signalSpec) *Signal {
 		s.AwaitTree = q
 	case SignalLog:
 		lg := ss.Log
-		if lg.Regex == "" {
-			l.add(path, "log.regex", "required")
+		q := &logs.Query{Name: l.rule + "/" + name, Container: lg.Container,
+			MinLevel: strings.ToUpper(lg.MinLevel), MaxRows: lg.MaxRows}
+		s.Log = q
+		s.component = lg.Component
+		var err error
+		if l.lazy {
+			// A built-in rule's query: its expressions compile and it
+			// checks clean (its tests prove it), so they are compiled
+			// when first needed, most of them never: the scanner's
+			// prefilter lets no line through to them.
+			q.Source, q.SectionSource = lg.Regex, lg.Section
+		} else {
+			if lg.Regex == "" {
+				l.add(path, "log.regex", "required")
+			}
+			if q.Regex, err = regexp.Compile(lg.Regex); err != nil {
+				l.add(path, "log.regex", "%v", err)
+			}
 		}
-		re, err := regexp.Compile(lg.Regex)
-		if err != nil {
-			l.add(path, "log.regex", "%v", err)
-		}
-		kinds, err := parseKinds(lg.Files)
-		if err != nil {
+		if q.Kinds, err = parseKinds(lg.Files); err != nil {
 			l.add(path, "log.files", "%v", err)
 		}
-		lvl := strings.ToUpper(lg.MinLevel)
-		if !validLevels[lvl] {
+		if !validLevels[q.MinLevel] {
 			l.add(path, "log.min_level", "%q is not one of TRACE, DEBUG, INFO, WARN, ERROR", lg.MinLevel)
 		}
 		if lg.MaxRows < 0 {
 			l.add(path, "log.max_rows", "must not be negative")
 		}
-		var section *regexp.Regexp
-		if lg.Section != "" {
-			section, err = regexp.Compile(lg.Section)
-			if err != nil {
+		if lg.Section != "" && !l.lazy {
+			if q.Section, err = regexp.Compile(lg.Section); err != nil {
 				l.add(path, "log.section", "%v", err)
 			}
 		}
-		s.Log = &logs.Query{Name: l.rule + "/" + name, Regex: re, Kinds: kinds, Container: lg.Container,
-			MinLevel: lvl, MaxRows: lg.MaxRows, Section: section}
-		s.component = lg.Component
-		if re != nil && len(l.probs) == before && !l.lazy {
-			if err := logs.CheckQuery(s.Log); err != nil {
-				l.add(path, "log.regex", "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("log query %q: ", s.Log.Name)))
+		if q.Regex != nil && len(l.probs) == before {
+			if err := logs.CheckQuery(q); err != nil {
+				l.add(path, "log.regex", "%s", strings.TrimPrefix(err.Error(), fmt.Sprintf("log query %q: ", q.Name)))
 			}
 		}
 	}

@@ -60,7 +60,7 @@ type gates struct {
 
 // queryGates returns the gates of a query, or false when it has none.
 func queryGates(q *scanQuery) (gates, bool) {
-	if q.re == nil || q.q.Section != nil {
+	if q.expr == "" || q.q.hasSection() {
 		return gates{}, false
 	}
 	var g gates

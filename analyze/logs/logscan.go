@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/tidwall/gjson"
 
@@ -17,13 +18,24 @@ import (
 )
 
 // Query is one rule signal's query over logs and other text files,
-// compiled when the rule is loaded.
+// compiled when the rule is loaded, or, for expressions known to compile
+// (the built-in rules'), when first needed: see Source.
+//
+// A Query must not be copied after first use.
 type Query struct {
 	// Name identifies the query: "<rule id>/<signal>".
 	Name string
 	// Regex is matched against each normalised line (Line.Text). Its
 	// named captures become row fields.
 	Regex *regexp.Regexp
+	// Source, when Regex is nil, is Regex's source: the expression is
+	// compiled when the query first needs it (Regexp), that is when a
+	// line first passes its prefilter, or its captures are asked for. It
+	// must compile, or Regexp panics; CheckQuery says whether it does. It
+	// is for expressions checked ahead, such as the built-in rules', so
+	// that those no line comes near are never compiled: a user's rule is
+	// compiled, and checked, when loaded.
+	Source string
 	// Kinds are the files it reads: KindLog, KindPreviousLog, KindDescribe,
 	// KindDiagnoseReport, KindAwaitTreeText, KindAwaitTreeJSON,
 	// KindKafkaGroups, KindSQLExplain. None means logs and previous logs.
@@ -43,7 +55,73 @@ type Query struct {
 	// last header line above a match (in the same file) join its row, so a
 	// match can be attributed to, say, the ">> Worker 2" it sits under.
 	Section *regexp.Regexp
+	// SectionSource, when Section is nil, is Section's source, compiled
+	// when first needed (SectionRegexp), as Source is.
+	SectionSource string
+
+	re, section lazyRegexp // Source and SectionSource, compiled
 }
+
+// lazyRegexp is an expression compiled once, when first needed, by
+// whichever goroutine needs it first.
+type lazyRegexp struct {
+	once sync.Once
+	re   *regexp.Regexp
+	err  error
+}
+
+// compiledHook, when set (by tests), is called with each expression
+// compiled from a Query's Source or SectionSource.
+var compiledHook func(expr string)
+
+func (l *lazyRegexp) get(expr string) (*regexp.Regexp, error) {
+	l.once.Do(func() {
+		l.re, l.err = regexp.Compile(expr)
+		if compiledHook != nil {
+			compiledHook(expr)
+		}
+	})
+	return l.re, l.err
+}
+
+// Expr returns the query's regular expression's source: Regex's, or
+// Source; "" when it has none.
+func (q *Query) Expr() string {
+	if q.Regex != nil {
+		return q.Regex.String()
+	}
+	return q.Source
+}
+
+// Regexp returns the query's regular expression: Regex, or Source
+// compiled (once; it is safe for concurrent use); nil when it has none.
+// It panics when Source does not compile.
+func (q *Query) Regexp() *regexp.Regexp {
+	if q.Regex != nil || q.Source == "" {
+		return q.Regex
+	}
+	re, err := q.re.get(q.Source)
+	if err != nil {
+		panic(fmt.Sprintf("log query %q: %v", q.Name, err))
+	}
+	return re
+}
+
+// SectionRegexp returns the query's section expression: Section, or
+// SectionSource compiled, as Regexp does; nil when it has none.
+func (q *Query) SectionRegexp() *regexp.Regexp {
+	if q.Section != nil || q.SectionSource == "" {
+		return q.Section
+	}
+	re, err := q.section.get(q.SectionSource)
+	if err != nil {
+		panic(fmt.Sprintf("log query %q: section: %v", q.Name, err))
+	}
+	return re
+}
+
+// hasSection reports whether the query has a section expression.
+func (q *Query) hasSection() bool { return q.Section != nil || q.SectionSource != "" }
 
 // DefaultMaxRows is the rows a Query keeps when its MaxRows is 0.
 const DefaultMaxRows = 1000
@@ -69,11 +147,26 @@ var logQueryKinds = []bundle.Kind{
 // CheckQuery reports what is wrong with a query: no regular expression,
 // a named capture that would shadow a row field, a kind that is not text,
 // an unknown level.
+//
+// A query given by Source (or SectionSource) has it compiled here, and
+// CheckQuery reports when it does not compile.
 func CheckQuery(q *Query) error {
-	if q.Regex == nil {
+	re := q.Regex
+	if re == nil && q.Source != "" {
+		var err error
+		if re, err = q.re.get(q.Source); err != nil {
+			return fmt.Errorf("log query %q: %v", q.Name, err)
+		}
+	}
+	if re == nil {
 		return fmt.Errorf("log query %q: no regular expression", q.Name)
 	}
-	for _, n := range q.Regex.SubexpNames() {
+	if q.Section == nil && q.SectionSource != "" {
+		if _, err := q.section.get(q.SectionSource); err != nil {
+			return fmt.Errorf("log query %q: section: %v", q.Name, err)
+		}
+	}
+	for _, n := range re.SubexpNames() {
 		if slices.Contains(logRowKeys, n) {
 			return fmt.Errorf("log query %q: capture name %q is a row field (%s)", q.Name, n, strings.Join(logRowKeys, ", "))
 		}
@@ -136,7 +229,9 @@ const (
 // scanQuery is a Query with its compiled state and its matches.
 type scanQuery struct {
 	q         *Query
-	re        *regexp.Regexp
+	expr      string         // q.Expr(); "" when q has no expression and never matches
+	re        *regexp.Regexp // q.Regexp(), once regexp has been called
+	sec       *regexp.Regexp // q.SectionRegexp(), once sectionRegexp has been called
 	kinds     uint64
 	minLevel  int
 	pre       prefilter
@@ -188,7 +283,7 @@ func NewScanner(queries []*Query) *Scanner {
 		if limit <= 0 {
 			limit = DefaultMaxRows
 		}
-		sq := &scanQuery{q: q, re: q.Regex, minLevel: ParseLevel(q.MinLevel), headCap: (limit + 1) / 2, tailCap: limit / 2}
+		sq := &scanQuery{q: q, expr: q.Expr(), minLevel: ParseLevel(q.MinLevel), headCap: (limit + 1) / 2, tailCap: limit / 2}
 		kinds := q.Kinds
 		if len(kinds) == 0 {
 			kinds = []bundle.Kind{bundle.KindLog, bundle.KindPreviousLog}
@@ -198,8 +293,8 @@ func NewScanner(queries []*Query) *Scanner {
 				sq.kinds |= 1 << uint(k)
 			}
 		}
-		if sq.re != nil {
-			sq.pre = newPrefilter(sq.re.String())
+		if sq.expr != "" {
+			sq.pre = newPrefilter(sq.expr)
 			sq.pieces = jsonPieces(sq.pre)
 			sq.jsonAny = len(sq.pieces) == 0
 			sq.gates, sq.gated = queryGates(sq)
@@ -210,8 +305,27 @@ func NewScanner(queries []*Query) *Scanner {
 	return s
 }
 
+// regexp returns the query's regular expression, compiling it when the
+// query is given by Source and this is its first use. Only the scanning
+// goroutine calls it: Results, which rules may call at once, reads q.q.
+func (q *scanQuery) regexp() *regexp.Regexp {
+	if q.re == nil {
+		q.re = q.q.Regexp()
+	}
+	return q.re
+}
+
+// sectionRegexp is regexp for the section expression; nil when there is
+// none.
+func (q *scanQuery) sectionRegexp() *regexp.Regexp {
+	if q.sec == nil {
+		q.sec = q.q.SectionRegexp()
+	}
+	return q.sec
+}
+
 func (q *scanQuery) wants(c bundle.Class) bool {
-	if q.re == nil || q.kinds&(1<<uint(c.Kind&63)) == 0 || c.Kind < 0 || c.Kind >= 64 {
+	if q.expr == "" || q.kinds&(1<<uint(c.Kind&63)) == 0 || c.Kind < 0 || c.Kind >= 64 {
 		return false
 	}
 	return q.q.Container == "" || c.Container == "" || q.q.Container == c.Container
@@ -276,10 +390,10 @@ func (s *Scanner) Scan(p string, c bundle.Class, r io.Reader) error {
 // queries that have sections.
 func sectionHeaders(raw []byte, qs []*scanQuery) {
 	for _, q := range qs {
-		re := q.q.Section
-		if re == nil {
+		if !q.q.hasSection() {
 			continue
 		}
+		re := q.sectionRegexp()
 		m := re.FindSubmatch(raw)
 		if m == nil {
 			continue
@@ -436,8 +550,9 @@ func (q *scanQuery) row(meta *fileMeta, h hit, section evidence.Row) evidence.Ro
 	for k, v := range section {
 		r[k] = v
 	}
-	if m := q.re.FindStringSubmatchIndex(ll.Text); m != nil {
-		for i, name := range q.re.SubexpNames() {
+	re := q.q.Regexp() // not q.regexp: Results may run on several goroutines
+	if m := re.FindStringSubmatchIndex(ll.Text); m != nil {
+		for i, name := range re.SubexpNames() {
 			if name != "" && 2*i+1 < len(m) {
 				if m[2*i] >= 0 {
 					r[name] = ll.Text[m[2*i]:m[2*i+1]]

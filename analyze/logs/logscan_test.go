@@ -339,19 +339,25 @@ func TestLogScanKeepsFirstAndLast(t *testing.T) {
 func TestCheckLogQuery(t *testing.T) {
 	re := regexp.MustCompile(`x`)
 	for _, tc := range []struct {
-		q    Query
+		q    *Query
 		want string
 	}{
-		{Query{Name: "ok", Regex: re, MinLevel: "warn", Kinds: []bundle.Kind{bundle.KindDescribe}}, ""},
-		{Query{Name: "a"}, "no regular expression"},
-		{Query{Name: "a", Regex: regexp.MustCompile(`(?P<pod>x)`)}, `capture name "pod"`},
-		{Query{Name: "a", Regex: re, Kinds: []bundle.Kind{bundle.KindPods}}, "pods files"},
-		{Query{Name: "a", Regex: re, MinLevel: "loud"}, "unknown level"},
-		{Query{Name: "a", Regex: re, MaxRows: -1}, "negative"},
+		{&Query{Name: "ok", Regex: re, MinLevel: "warn", Kinds: []bundle.Kind{bundle.KindDescribe}}, ""},
+		{&Query{Name: "a"}, "no regular expression"},
+		{&Query{Name: "a", Regex: regexp.MustCompile(`(?P<pod>x)`)}, `capture name "pod"`},
+		{&Query{Name: "a", Regex: re, Kinds: []bundle.Kind{bundle.KindPods}}, "pods files"},
+		{&Query{Name: "a", Regex: re, MinLevel: "loud"}, "unknown level"},
+		{&Query{Name: "a", Regex: re, MaxRows: -1}, "negative"},
+		// Given by source: compiled, then checked alike.
+		{&Query{Name: "ok", Source: `x`, SectionSource: `>> (?P<worker>\w+)`}, ""},
+		{&Query{Name: "a", Source: `x(`}, "missing closing )"},
+		{&Query{Name: "a", Source: `x`, SectionSource: `[`}, "section: error parsing regexp: missing closing ]"},
+		{&Query{Name: "a", Source: `(?P<pod>x)`}, `capture name "pod"`},
+		{&Query{Name: "a", Source: `x`, MinLevel: "loud"}, "unknown level"},
 	} {
-		err := CheckQuery(&tc.q)
+		err := CheckQuery(tc.q)
 		if (err == nil) != (tc.want == "") || (err != nil && !strings.Contains(err.Error(), tc.want)) {
-			t.Errorf("%+v: err = %v, want %q", tc.q, err, tc.want)
+			t.Errorf("%s %q: err = %v, want %q", tc.q.Name, tc.q.Expr(), err, tc.want)
 		}
 	}
 }
@@ -503,7 +509,7 @@ func TestJSONPrefilterSound(t *testing.T) {
 			t.Fatalf("invalid JSON %s", obj)
 		}
 		for _, q := range qs {
-			if q.re.Match(rendered) && !sc.jsonCandidate([]byte(obj), []*scanQuery{q}) {
+			if q.regexp().Match(rendered) && !sc.jsonCandidate([]byte(obj), []*scanQuery{q}) {
 				t.Errorf("%s: JSON prefilter (pieces %v) skips %s rendered %q", q.q.Name, q.pieces, obj, rendered)
 			}
 		}
@@ -517,7 +523,7 @@ func TestJSONPrefilterSound(t *testing.T) {
 			t.Fatalf("invalid JSON %s", obj)
 		}
 		for _, q := range qs {
-			if q.re.Match(rendered) && !sc.jsonCandidate([]byte(obj), []*scanQuery{q}) {
+			if q.regexp().Match(rendered) && !sc.jsonCandidate([]byte(obj), []*scanQuery{q}) {
 				t.Errorf("%s: JSON prefilter (pieces %v) skips %s rendered %q", q.q.Name, q.pieces, obj, rendered)
 			}
 		}
@@ -665,7 +671,7 @@ func lsSparse(text []byte, qs []*Query, every int) []byte {
 	var out bytes.Buffer
 	n := 0
 	for _, line := range bytes.SplitAfter(text, []byte("\n")) {
-		if slices.ContainsFunc(qs, func(q *Query) bool { return q.Regex.Match(line) }) {
+		if slices.ContainsFunc(qs, func(q *Query) bool { return q.Regexp().Match(line) }) {
 			if n++; n%every != 0 {
 				continue
 			}

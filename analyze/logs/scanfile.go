@@ -59,7 +59,7 @@ func (f *fileScan) judge(raw []byte, h *lineHead, found func(q *scanQuery)) {
 		sectionHeaders(raw, f.qs)
 		s.lowerOK, s.ks = false, ksUnknown
 		for _, q := range f.qs {
-			if q.pre.match(raw, s) && q.re.Match(raw) {
+			if q.pre.match(raw, s) && q.regexp().Match(raw) {
 				found(q)
 			}
 		}
@@ -80,7 +80,7 @@ func (f *fileScan) judge(raw []byte, h *lineHead, found func(q *scanQuery)) {
 		if q.minLevel != levelNone && level != levelNone && level < q.minLevel {
 			continue
 		}
-		if !q.pre.match(text, s) || !q.re.Match(text) {
+		if !q.pre.match(text, s) || !q.regexp().Match(text) {
 			continue
 		}
 		found(q)
