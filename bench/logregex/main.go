@@ -1,14 +1,17 @@
 // Command logregex prints the union of the built-in rules' log regular
 // expressions, the ones rwdiag runs over container logs, as one POSIX
 // extended regular expression for grep -E: the by-hand baseline of
-// bench/analyze.sh.
+// bench/analyze.sh until issue 14 (docs/performance.md keeps its figures).
+// Since two rules read any line of a meta pod's previous log ('\S'), the
+// union matches nearly every line that is not blank.
 //
 //	go run ./bench/logregex            # ERE, for grep -E
 //	go run ./bench/logregex -re2       # as the rules write them, joined with |
 //
 // RE2 syntax that ERE lacks is rewritten to what matches the same lines:
 // (?P<name>x) and (?:x) become (x), \d becomes [0-9], a lazy x*? becomes x*
-// (a line matches either way), a case-folded letter becomes [aA].
+// (a line matches either way), a case-folded letter becomes [aA]; \b and
+// \B stay, as GNU grep -E reads them (POSIX ERE has no word boundary).
 package main
 
 import (
@@ -38,10 +41,10 @@ func main() {
 	for _, r := range rs {
 		for _, s := range r.Signals {
 			q := s.Log
-			if s.Kind != analyze.SignalLog || q == nil || q.Regex == nil || !readsLogs(q) {
+			if s.Kind != analyze.SignalLog || q == nil || q.Expr() == "" || !readsLogs(q) {
 				continue
 			}
-			e := q.Regex.String()
+			e := q.Expr() // the built-in rules' expressions are compiled only when needed
 			if !*re2 {
 				if e, err = ere(e); err != nil {
 					fmt.Fprintf(os.Stderr, "logregex: %s: %v\n", q.Name, err)
@@ -136,6 +139,10 @@ func write(b *strings.Builder, re *syntax.Regexp) error {
 				return err
 			}
 		}
+	case syntax.OpWordBoundary:
+		b.WriteString(`\b`) // GNU grep -E's, as POSIX has none
+	case syntax.OpNoWordBoundary:
+		b.WriteString(`\B`)
 	case syntax.OpAlternate:
 		b.WriteByte('(')
 		for i, s := range re.Sub {
@@ -177,6 +184,24 @@ func writeClass(b *strings.Builder, ranges []rune) {
 }
 
 func writeRanges(b *strings.Builder, ranges []rune) {
+	// grep reads its pattern, and the logs, a line at a time: no line holds
+	// a newline, so one in a class (\s, [^x] negated) is left out, and
+	// would end the pattern if written.
+	var noNL []rune
+	for i := 0; i+1 < len(ranges); i += 2 {
+		lo, hi := ranges[i], ranges[i+1]
+		if lo <= '\n' && '\n' <= hi {
+			if lo < '\n' {
+				noNL = append(noNL, lo, '\n'-1)
+			}
+			if hi > '\n' {
+				noNL = append(noNL, '\n'+1, hi)
+			}
+			continue
+		}
+		noNL = append(noNL, lo, hi)
+	}
+	ranges = noNL
 	var tail string
 	for i := 0; i+1 < len(ranges); i += 2 {
 		lo, hi := ranges[i], ranges[i+1]
