@@ -875,7 +875,11 @@ func (l *loader) compileRequires(prefix string, rs ruleSpec, names []string, r *
 			availEnv[n] = false
 		}
 		r.requires = l.compileExpr(prefix, "requires", rs.Requires, availEnv, expr.AsBool())
-		r.requiresNames = requiresNames(rs)
+		if r.requiresNames == nil {
+			// Deferred (Rule.compiledRequires), loading set them already,
+			// and other analyses of the same rules may be reading them.
+			r.requiresNames = requiresNames(rs)
+		}
 	}
 }
 
