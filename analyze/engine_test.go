@@ -147,12 +147,12 @@ func TestInconclusiveWhenMetricsMissing(t *testing.T) {
 	}
 }
 
-// A bundle cut short still yields the findings its readable part supports,
-// and the report names the damage.
-func TestDamagedBundleStillReports(t *testing.T) {
-	rules := loadTestRules(t, "testdata/languages")
-	dest := filepath.Join(t.TempDir(), "b.tar.zst")
-	w, err := bundle.NewWriter(dest, bundle.WriterOptions{Root: "rwdiag-prod-20261129T204300Z"})
+// oomBundle starts a bundle at dest, as the collector writes it, whose
+// pods.json shows rw-compute-0 OOM-killed; the caller adds to it and
+// closes it.
+func oomBundle(t *testing.T, dest, root string) *bundle.Writer {
+	t.Helper()
+	w, err := bundle.NewWriter(dest, bundle.WriterOptions{Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,6 +161,15 @@ func TestDamagedBundleStillReports(t *testing.T) {
 	if err := w.WriteFile("kubernetes/pods.json", "kubectl get pods -o json", []byte(pods)); err != nil {
 		t.Fatal(err)
 	}
+	return w
+}
+
+// A bundle cut short still yields the findings its readable part supports,
+// and the report names the damage.
+func TestDamagedBundleStillReports(t *testing.T) {
+	rules := loadTestRules(t, "testdata/languages")
+	dest := filepath.Join(t.TempDir(), "b.tar.zst")
+	w := oomBundle(t, dest, "rwdiag-prod-20261129T204300Z")
 	noise := make([]byte, 4<<20) // incompressible, so a cut lands inside it
 	rand.Read(noise)
 	if err := w.WriteFile("logs/rw-compute-0/compute.log", "kubectl logs", noise); err != nil {
@@ -201,15 +210,7 @@ func TestDamagedBundleStillReports(t *testing.T) {
 func TestTrailingBytesNamedFindingsKept(t *testing.T) {
 	rules := loadTestRules(t, "testdata/languages")
 	dest := filepath.Join(t.TempDir(), "b.tar.zst")
-	w, err := bundle.NewWriter(dest, bundle.WriterOptions{Root: "rwdiag-prod-20261202T010000Z"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	pods := `{"kind":"List","items":[{"metadata":{"name":"rw-compute-0","labels":{"risingwave/component":"compute"}},
-		"status":{"containerStatuses":[{"name":"compute","restartCount":4,"lastState":{"terminated":{"reason":"OOMKilled","exitCode":137}}}]}}]}`
-	if err := w.WriteFile("kubernetes/pods.json", "kubectl get pods -o json", []byte(pods)); err != nil {
-		t.Fatal(err)
-	}
+	w := oomBundle(t, dest, "rwdiag-prod-20261202T010000Z")
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
