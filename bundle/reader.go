@@ -408,6 +408,9 @@ func (w *tarWalker) end() error {
 		return nil
 	}
 	w.ended = true
+	if w.dec.count() == 0 {
+		return nil // an empty stream: no bundle, as NotBundle says
+	}
 	if w.feed.zeros < 512 {
 		return w.damage(errNoEndMarker, true)
 	}

@@ -246,3 +246,15 @@ func TestLoneZeroBlockEndsArchive(t *testing.T) {
 		t.Fatalf("read %v, errors %v; want every entry and no error", paths, errs)
 	}
 }
+
+// An empty stream has no end-of-archive marker either, but it is no cut
+// archive: it has no entries, and NotBundle says the bundle is empty.
+// (rwdiag's writer writes no frame for no content: an empty file.)
+func TestEmptyStreamIsNotDamage(t *testing.T) {
+	for _, format := range []string{"gz", "zst"} {
+		paths, errs := readEnd(t, compressAs(t, format, nil))
+		if len(paths) > 0 || len(errs) > 0 {
+			t.Errorf("%s: read %v, errors %v; want nothing", format, paths, errs)
+		}
+	}
+}
