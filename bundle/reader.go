@@ -281,8 +281,7 @@ func newArchiveReader(name string, src io.Reader, opts Options) (*Reader, error)
 		offset: offset,
 		window: window,
 	}
-	tr.feed.r = tr.dec
-	tr.tr = tar.NewReader(&tr.feed)
+	tr.tr = tar.NewReader(tr.dec)
 	r.next = tr.next
 	return r, nil
 }
@@ -363,31 +362,32 @@ type tarWalker struct {
 	// offset, when set, says where in the archive file the damage is (the
 	// parallel zstd reader reads ahead of the tar stream by frames).
 	offset func() int64
-	feed   zeroTail // dec, as the tar reader reads it
-	ended  bool     // the end was checked (see end)
+	// dataEnd is where in the tar stream the last header's data ends,
+	// padded to its block, or -1 when unknown (a sparse entry): the tar
+	// reader ends at the end-of-archive marker's zero blocks there, or, in
+	// a stream cut between entries, at a clean EOF right there.
+	dataEnd int64
+	ended   bool // the end was checked (see end)
 }
 
-// zeroTail is the tar stream as archive/tar reads it, noting how many of
-// the last bytes read were zero (up to a tar block and a half): the tar
-// reader ends at one or two zero blocks, or at a clean EOF between
-// entries, and only the zeros tell the two apart.
-type zeroTail struct {
-	r     io.Reader
-	zeros int
-}
-
-func (z *zeroTail) Read(p []byte) (int, error) {
-	n, err := z.r.Read(p)
-	k := 0
-	for k < n && k < 768 && p[n-1-k] == 0 {
-		k++
+// noteDataEnd sets dataEnd for the header the tar reader just read (it has
+// read the header's blocks and nothing more).
+func (w *tarWalker) noteDataEnd(hdr *tar.Header) {
+	size := max(hdr.Size, 0)
+	switch hdr.Typeflag {
+	case tar.TypeLink, tar.TypeSymlink, tar.TypeChar, tar.TypeBlock, tar.TypeDir, tar.TypeFifo:
+		size = 0 // no data, whatever the header says (as archive/tar reads it)
+	case tar.TypeGNUSparse:
+		w.dataEnd = -1 // its data in the stream is not Size long
+		return
 	}
-	if k == n {
-		z.zeros = min(z.zeros+n, 768)
-	} else {
-		z.zeros = k
+	for k := range hdr.PAXRecords {
+		if strings.HasPrefix(k, "GNU.sparse.") {
+			w.dataEnd = -1
+			return
+		}
 	}
-	return n, err
+	w.dataEnd = w.dec.count() + (size+511)/512*512
 }
 
 // maxTrailingBytes bounds what is read after the tar archive's end to check
@@ -411,7 +411,7 @@ func (w *tarWalker) end() error {
 	if w.dec.count() == 0 {
 		return nil // an empty stream: no bundle, as NotBundle says
 	}
-	if w.feed.zeros < 512 {
+	if w.dataEnd >= 0 && w.dec.count()-w.dataEnd < 512 {
 		return w.damage(errNoEndMarker, true)
 	}
 	te := &TrailingDataError{Archive: w.name, End: w.dec.count(), Data: -1}
@@ -515,6 +515,7 @@ func (w *tarWalker) next() (*Entry, error) {
 		if err != nil {
 			return nil, w.damage(err, between)
 		}
+		w.noteDataEnd(hdr)
 		if hdr.Typeflag == tar.TypeXGlobalHeader {
 			// Metadata, not a file (git archive writes one first): it must
 			// not be taken for the first entry.

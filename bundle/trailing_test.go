@@ -258,3 +258,40 @@ func TestEmptyStreamIsNotDamage(t *testing.T) {
 		}
 	}
 }
+
+// A cut right after an entry whose content ends in zero blocks is still a
+// cut: the marker is told from the entry's own zeros by where the entry's
+// data ends, not by the zeros.
+func TestCutAfterZerosInContent(t *testing.T) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	body := append([]byte("a log that ends in zero blocks\n"), make([]byte, 2048)...)
+	for _, name := range []string{"logs/a/a.log", "logs/b/b.log"} {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := tw.Write(body); err != nil {
+			t.Fatal(err)
+		}
+		if err := tw.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if name == "logs/a/a.log" {
+			cut := buf.Len() // after the first entry's padded data
+			for _, format := range []string{"tar", "zst"} {
+				data := compressAs(t, format, append([]byte(nil), buf.Bytes()[:cut]...))
+				_, errs := readEnd(t, data)
+				if len(errs) != 1 || !errors.Is(errs[0], errNoEndMarker) {
+					t.Errorf("%s cut after %q: errors %v; want the missing marker", format, name, errs)
+				}
+			}
+		}
+	}
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	paths, errs := readEnd(t, buf.Bytes())
+	if len(paths) != 2 || len(errs) > 0 {
+		t.Errorf("whole: read %v, errors %v; want both entries and no error", paths, errs)
+	}
+}
