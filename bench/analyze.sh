@@ -23,9 +23,12 @@
 # First, start-up: `rwdiag analyze samples/handmade-minimal --format json` (a
 # 92 KB directory), STARTUP_RUNS times (default 40, 10 in quick mode), rwdiag
 # (the analysis binary) and rwdiag-collect (the collector binary, which runs
-# analyze too, as the single binary did before issue 14) taking turns;
-# median wall time (date +%s%N around GNU time, so it includes GNU time's own
-# fork and exec, about 1 ms), median CPU time, largest peak RSS.
+# analyze too, as the single binary did before issue 14) taking turns, with
+# `rwdiag version` beside them: process start alone, which says how fast the
+# machine starts a process (it varied threefold between machines reporting
+# the same CPU); median wall time (date +%s%N around GNU time, so it includes
+# GNU time's own fork and exec, about 1 ms), median CPU time, largest peak
+# RSS.
 #
 # Targets (issue 14), checked at 2 GiB and larger (every size in quick mode):
 #   Cf/Zf <= 0.6, Cs/Zs <= 1.3, Cs+busy/Zs+busy <= 1.3, Cg/G <= 1.3;
@@ -148,18 +151,21 @@ over() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a > b) }'; }
 : >"$work/table"
 : >"$work/misses"
 
-# startup NAME BINARY: one timed run of the small sample's analysis, appended
-# to $work/startup as "NAME wall_ms max_rss_kib cpu_ms".
+# startup NAME BINARY [ARGS...]: one timed run of the small sample's
+# analysis (or of BINARY ARGS), appended to $work/startup as
+# "NAME wall_ms max_rss_kib cpu_ms".
 startup() {
-	local t0 t1
+	local t0 t1 name=$1 bin=$2
+	shift 2
+	(($# > 0)) || set -- analyze "$root/samples/handmade-minimal" --format json --fail-on never
 	t0=$(date +%s%N)
-	/usr/bin/time -f '%M %U %S' -o "$work/time.txt" "$2" analyze "$root/samples/handmade-minimal" --format json --fail-on never >/dev/null 2>"$work/err.txt" || {
-		echo "analyze.sh: start-up run of $1 failed:" >&2
+	/usr/bin/time -f '%M %U %S' -o "$work/time.txt" "$bin" "$@" >/dev/null 2>"$work/err.txt" || {
+		echo "analyze.sh: start-up run of $name failed:" >&2
 		cat "$work/err.txt" >&2
 		exit 1
 	}
 	t1=$(date +%s%N)
-	awk -v n="$1" -v w="$(((t1 - t0) / 1000))" '{ printf "%s %.1f %d %.0f\n", n, w / 1000, $1, ($2 + $3) * 1000 }' "$work/time.txt" >>"$work/startup"
+	awk -v n="$name" -v w="$(((t1 - t0) / 1000))" '{ printf "%s %.1f %d %.0f\n", n, w / 1000, $1, ($2 + $3) * 1000 }' "$work/time.txt" >>"$work/startup"
 }
 smedian() { # NAME FIELD
 	awk -v n="$1" -v f="$2" '$1 == n { print $f }' "$work/startup" | sort -n |
@@ -182,10 +188,13 @@ done
 for ((i = 1; i <= startup_runs; i++)); do
 	startup rwdiag "$work/bin/rwdiag"
 	startup rwdiag-collect "$work/bin/rwdiag-collect"
+	startup rwdiag-version "$work/bin/rwdiag" version
 done
 startup_load_after=$(cut -d' ' -f1-3 /proc/loadavg)
-for b in rwdiag rwdiag-collect; do
-	printf '| %s | %s ms (%s-%s) | %s ms | %d MiB | %s / %s |\n' "$b" "$(smedian "$b" 2)" \
+for b in rwdiag rwdiag-collect rwdiag-version; do
+	label=$b
+	[[ $b == rwdiag-version ]] && label="rwdiag version (process start, for scale)"
+	printf '| %s | %s ms (%s-%s) | %s ms | %d MiB | %s / %s |\n' "$label" "$(smedian "$b" 2)" \
 		"$(awk -v n="$b" '$1 == n { print $2 }' "$work/startup" | sort -n | head -1)" "$(smax "$b" 2)" \
 		"$(smedian "$b" 4)" "$(($(smax "$b" 3) / 1024))" "$startup_load_before" "$startup_load_after" >>"$work/startup.table"
 done
