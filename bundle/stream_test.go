@@ -15,6 +15,18 @@ import (
 	"github.com/klauspost/compress/zstd"
 )
 
+// refDecoder is the reference the streaming path is compared with: the
+// decoder's own DecodeAll.
+func refDecoder(t *testing.T) *zstd.Decoder {
+	t.Helper()
+	ref, err := zstd.NewReader(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ref.Close)
+	return ref
+}
+
 // The streaming path (`tar | zstd`: newStreamDecoder, synchronous, given a
 // frame at a time by a frameSplitter, behind a readAhead that checks the
 // frames' checksums) against a reference: the decoder's DecodeAll of the whole
@@ -22,11 +34,7 @@ import (
 // decoder's 128 KiB blocks, several frames and a skippable frame, read in
 // random-sized pieces.
 func TestStreamDecoderReadsLikeDecodeAll(t *testing.T) {
-	ref, err := zstd.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
+	ref := refDecoder(t)
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 14))
 		var plain bytes.Buffer
@@ -240,11 +248,7 @@ func readStream(t *testing.T, rng *rand.Rand, stream []byte) ([]byte, error) {
 // them) read through the frame splitter and the readAhead's checksum give
 // what DecodeAll gives.
 func TestFrameSplitterReadsLikeDecodeAll(t *testing.T) {
-	ref, err := zstd.NewReader(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ref.Close()
+	ref := refDecoder(t)
 	for seed := range uint64(40) {
 		rng := rand.New(rand.NewPCG(seed, 141))
 		parts := make([][]byte, 1+rng.IntN(4))

@@ -147,15 +147,7 @@ func TestLazySameAsEager(t *testing.T) {
 	all := lbQueries(t) // with Kinds nil: every query reads every file
 	r := rand.New(rand.NewPCG(9, 10))
 	text := lsBenchLog(logBlockBytes + 40<<10)
-	for _, set := range []struct {
-		name string
-		data []byte
-	}{
-		{"text", text},
-		{"json", lsBenchJSON(text[:200<<10])},
-		{"mixed", lbMixed(r, 5000, 10)},
-		{"mostly-json", lbMixed(r, 5000, 70)},
-	} {
+	for _, set := range lbLogSets(r, text) {
 		found := 0
 		for _, qs := range [][]*Query{builtin, all} {
 			for _, p := range []string{"logs/rw-compute-0/compute.log", "logs/rw-meta-0/meta.previous.log", "diagnose/report.txt"} {

@@ -51,6 +51,23 @@ func lbLineByLine(qs []*Query) *Scanner {
 }
 
 // lbMixed writes lines of every kind the block path treats apart.
+// lbSet is a named log to scan.
+type lbSet struct {
+	name string
+	data []byte
+}
+
+// lbLogSets are the logs every comparison of two scanners reads: text,
+// JSON, and the two mixed with JSON lines rare or common.
+func lbLogSets(r *rand.Rand, text []byte) []lbSet {
+	return []lbSet{
+		{"text", text},
+		{"json", lsBenchJSON(text[:200<<10])},
+		{"mixed", lbMixed(r, 5000, 10)},
+		{"mostly-json", lbMixed(r, 5000, 70)},
+	}
+}
+
 func lbMixed(r *rand.Rand, n int, jsonShare int) []byte {
 	var b bytes.Buffer
 	words := lsLines(r, n)
@@ -184,14 +201,7 @@ func TestLogScanBlocksSameAsLines(t *testing.T) {
 	longLine := "INFO x: " + strings.Repeat("y", logBlockBytes+100) + " Starting compute node"
 	many := lsBenchLog((pipelineBlocks + 2) * logBlockBytes)
 	cutLine := "INFO x: Starting compute node " + strings.Repeat("z", bundle.DefaultMaxLineBytes+10) + " recovery start!"
-	sets := []struct {
-		name string
-		data []byte
-	}{
-		{"text", text},
-		{"json", lsBenchJSON(text[:200<<10])},
-		{"mixed", lbMixed(r, 5000, 10)},
-		{"mostly-json", lbMixed(r, 5000, 70)},
+	sets := append(lbLogSets(r, text), []lbSet{
 		{"json-then-text", append(lsBenchJSON(text[:20<<10]), text...)},
 		{"text-then-json", append(slices0(text[:20<<10]), lsBenchJSON(text[:200<<10])...)},
 		{"long-line", []byte("INFO a: Starting compute node\n" + longLine + "\nINFO b: Starting compute node\n")},
@@ -206,7 +216,7 @@ func TestLogScanBlocksSameAsLines(t *testing.T) {
 		{"final-crlf", []byte("a\r\nrecovery start!\r\n")},
 		{"empty", nil},
 		{"only-newlines", []byte("\n\n\n")},
-	}
+	}...)
 	for _, set := range sets {
 		// The built-in rules' gates are selective; with the prefilter
 		// test's, most lines hold one ("a", "bc").
