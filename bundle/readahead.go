@@ -19,6 +19,16 @@ const (
 	readAheadChunks = 4
 )
 
+// The archive file itself is read ahead too, in smaller chunks, by
+// fileReadAhead: then the goroutine that decompresses, the critical path
+// of a single-frame zstd or a gzip bundle, makes no read system calls (on
+// the 2 GiB single-frame benchmark bundle they were 0.08-0.16 s of its
+// 1.6 s). Reading a file never blocks for long, which Close relies on.
+const (
+	fileReadAheadBytes  = 256 << 10
+	fileReadAheadChunks = 3
+)
+
 type chunk struct {
 	buf []byte
 	end frameEnd // buf ends a zstd frame (see zstdChunks)
@@ -57,30 +67,37 @@ type readAhead struct {
 }
 
 func newReadAhead(src io.Reader) *readAhead {
-	return startReadAhead(readerChunks{src}, nil)
+	return startReadAhead(readerChunks{src}, nil, readAheadBytes, readAheadChunks)
+}
+
+// fileReadAhead reads an archive file ahead of its decompressor.
+func fileReadAhead(f io.Reader) *readAhead {
+	return startReadAhead(readerChunks{f}, nil, fileReadAheadBytes, fileReadAheadChunks)
 }
 
 // newZstdReadAhead reads a zstd stream decoded by z, checking each frame's
 // checksum as its chunks are taken (see zstdstream.go).
 func newZstdReadAhead(z *zstdChunks) *readAhead {
-	return startReadAhead(z, xxhash.New())
+	return startReadAhead(z, xxhash.New(), readAheadBytes, readAheadChunks)
 }
 
-func startReadAhead(src chunkSource, sums *xxhash.Digest) *readAhead {
+// startReadAhead reads src in chunks of size bytes, at most chunks of them
+// read and not yet taken.
+func startReadAhead(src chunkSource, sums *xxhash.Digest, size, chunks int) *readAhead {
 	ra := &readAhead{
-		full: make(chan chunk, readAheadChunks),
-		free: make(chan []byte, readAheadChunks+1), // every buffer fill makes
+		full: make(chan chunk, chunks),
+		free: make(chan []byte, chunks+1), // every buffer fill makes
 		stop: make(chan struct{}),
 		done: make(chan struct{}),
 		sums: sums,
 	}
-	go ra.fill(src)
+	go ra.fill(src, size, chunks)
 	return ra
 }
 
 // fill reads src chunk by chunk until an error, the end or Close. Buffers
-// are made as needed, at most readAheadChunks+1 in all.
-func (ra *readAhead) fill(src chunkSource) {
+// are made as needed, at most chunks+1 in all.
+func (ra *readAhead) fill(src chunkSource, size, chunks int) {
 	defer close(ra.done)
 	made := 0
 	for {
@@ -90,8 +107,8 @@ func (ra *readAhead) fill(src chunkSource) {
 		case <-ra.stop:
 			return
 		default:
-			if made <= readAheadChunks {
-				buf = make([]byte, readAheadBytes)
+			if made <= chunks {
+				buf = make([]byte, size)
 				made++
 				break
 			}

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"runtime"
+	"syscall"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -79,4 +83,86 @@ func (neverEnding) Read(p []byte) (int, error) {
 		p[i] = 'x'
 	}
 	return len(p), nil
+}
+
+// A bundle file is read ahead of its decompressor (fileReadAhead): closing
+// the bundle before its end stops that goroutine too, and a bundle that is
+// not a regular file (a named pipe, whose reads may block) is read without
+// it, to the same entries.
+func TestOpenReadsFileAhead(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	big := make([]byte, 8*fileReadAheadBytes*fileReadAheadChunks)
+	for i := range big {
+		big[i] = byte(rng.Uint32())
+	}
+	archive := tarOf(t, map[string]string{"logs/a.log": string(big), "logs/b.log": "tail\n"})
+	dir := t.TempDir()
+	file := filepath.Join(dir, "b.tar")
+	if err := os.WriteFile(file, archive, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	before := runtime.NumGoroutine()
+	r, err := Open(file, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Next()
+	for err == nil && e.Path != "logs/a.log" {
+		e, err = r.Next()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadFull(e, make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	if n := runtime.NumGoroutine(); n <= before {
+		t.Errorf("%d goroutines while reading, %d before: the file is not read ahead", n, before)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		t.Errorf("%d goroutines after Close, %d before: the read-ahead goes on", n, before)
+	}
+
+	fifo := filepath.Join(dir, "b.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no named pipes here:", err)
+	}
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		f.Write(archive)
+		f.Close()
+	}()
+	r, err = Open(fifo, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var names []string
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, err := io.ReadAll(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Path == "logs/a.log" && !bytes.Equal(data, big) {
+			t.Errorf("%s from a named pipe: %d bytes, not what was written", e.Path, len(data))
+		}
+		names = append(names, e.Path)
+	}
+	if len(names) != 2 {
+		t.Errorf("from a named pipe: entries %q, want both", names)
+	}
 }

@@ -114,12 +114,21 @@ func Open(name string, opts Options) (*Reader, error) {
 	if err != nil {
 		return nil, fmt.Errorf("open bundle: %w", err)
 	}
-	r, err := newArchiveReader(name, f, opts)
+	var src io.Reader = f
+	closeFile := closerFunc(f.Close)
+	if fi.Mode().IsRegular() {
+		// Not a pipe or a device, whose reads may block: Close waits for
+		// the read in progress.
+		ra := fileReadAhead(f)
+		src = ra
+		closeFile = func() error { ra.Close(); return f.Close() }
+	}
+	r, err := newArchiveReader(name, src, opts)
 	if err != nil {
-		f.Close()
+		closeFile()
 		return nil, err
 	}
-	r.closer = multiCloser{r.closer, f}
+	r.closer = multiCloser{r.closer, closeFile}
 	return r, nil
 }
 
