@@ -94,6 +94,11 @@ func parseCached(name string, data []byte, lazy bool) (rules []*Rule, warns Prob
 	if hex.EncodeToString(sum[:]) != c.sum {
 		return nil, nil, false
 	}
+	return fromCache(name, &c, lazy)
+}
+
+// fromCache is parseCached for a file known to have c's content.
+func fromCache(name string, c *cachedFile, lazy bool) (rules []*Rule, warns Problems, ok bool) {
 	spec := c.spec()
 	l := &loader{file: name, lazy: lazy}
 	if lazy {

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/fstest"
 	"text/template"
@@ -732,5 +733,79 @@ func TestDeferredConcurrent(t *testing.T) {
 		if g != want {
 			t.Errorf("goroutine %d: the report differs from the one of rules compiled whole", i)
 		}
+	}
+}
+
+// countingFS counts the bytes read from its files.
+type countingFS struct {
+	fs.FS
+	n *atomic.Int64
+}
+
+func (c countingFS) ReadDir(name string) ([]fs.DirEntry, error) { return fs.ReadDir(c.FS, name) }
+
+func (c countingFS) Open(name string) (fs.File, error) {
+	f, err := c.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return countingFile{f, c.n}, nil
+}
+
+type countingFile struct {
+	fs.File
+	n *atomic.Int64
+}
+
+func (f countingFile) Read(p []byte) (int, error) {
+	n, err := f.File.Read(p)
+	f.n.Add(int64(n))
+	return n, err
+}
+
+// Loading a file system reads a rule test no further than its head when
+// its kind: line is there, and finds the kind further on, or cut at the
+// head's end, by reading the file whole; a cached built-in file is read
+// once, to check its content.
+func TestLoadFSSniffsHead(t *testing.T) {
+	filler := func(n int) string { // comment lines, n bytes
+		var b strings.Builder
+		for b.Len() < n {
+			b.WriteString("# " + strings.Repeat("x", 60) + "\n")
+		}
+		return b.String()[:n-1] + "\n"
+	}
+	test := "apiVersion: rwdiag/v1\nkind: RuleTest\n" + filler(200<<10)
+	for name, data := range map[string]string{
+		"head":     test,
+		"far":      filler(3*sniffHeadBytes) + "kind: RuleTest\n",
+		"cut":      filler(sniffHeadBytes-8) + "kind: RuleTest\n" + filler(1000),
+		"cut-kind": filler(sniffHeadBytes-3) + "kind: RuleTest\n",
+	} {
+		var n atomic.Int64
+		fsys := countingFS{fstest.MapFS{"t_test.yaml": {Data: []byte(data)}}, &n}
+		rs, probs, _ := loadFSCached(fsys, "builtin:", cacheLazy)
+		if len(rs) != 0 || len(probs) != 0 {
+			t.Errorf("%s: %d rules, problems %v: a rule test was loaded as rules", name, len(rs), probs)
+		}
+		if name == "head" && n.Load() > sniffHeadBytes {
+			t.Errorf("%s: read %d bytes of a %d-byte rule test whose kind is on its second line", name, n.Load(), len(data))
+		}
+	}
+
+	var name string
+	var data []byte
+	builtinRuleFiles(t, func(n string, d []byte) {
+		if name == "" && strings.HasPrefix(n, rules.Prefix) && !strings.Contains(n[len(rules.Prefix):], "/") {
+			name, data = n, d
+		}
+	})
+	var n atomic.Int64
+	fsys := countingFS{fstest.MapFS{strings.TrimPrefix(name, rules.Prefix): {Data: data}}, &n}
+	if rs, probs, _ := loadFSCached(fsys, rules.Prefix, cacheLazy); len(probs) > 0 || len(rs) == 0 {
+		t.Fatalf("%s: %d rules, problems %v", name, len(rs), probs)
+	}
+	if n.Load() != int64(len(data)) {
+		t.Errorf("%s: read %d bytes of %d: want it read once", name, n.Load(), len(data))
 	}
 }
