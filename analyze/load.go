@@ -271,12 +271,10 @@ func sniffRuleFile(fsys fs.FS, p string, c *cachedFile, buf []byte) (kind string
 	}
 	defer f.Close()
 	n, err := io.ReadFull(f, buf[:sniffHeadBytes])
-	if err != nil && err != io.ErrUnexpectedEOF {
-		if err != io.EOF {
-			return "", false, buf, err
-		}
+	end := err == io.EOF || err == io.ErrUnexpectedEOF // the file is shorter than the head
+	if err != nil && !end {
+		return "", false, buf, err
 	}
-	end := err != nil // the file is shorter than the head
 	h := buf[:n]
 	if !end {
 		// Only whole lines: a kind: line cut at the head's end is no answer.
