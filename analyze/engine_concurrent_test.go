@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/rwdiag/rwdiag/bundle"
@@ -74,5 +75,50 @@ func TestEvaluateConcurrentSameReport(t *testing.T) {
 		if c != 2*n {
 			t.Errorf("the budget hook saw rule %s %d times, want %d", id, c, 2*n)
 		}
+	}
+}
+
+// A rule's PromQL signals are evaluated at once (evalSignals), and a rule
+// whose signals fail says which as it would evaluating them in turn: the
+// first failing one in the rule's order, whichever finished first.
+func TestSignalsConcurrentFirstError(t *testing.T) {
+	rules, err := ParseRules("sig.yaml", []byte(`apiVersion: rwdiag/v1
+kind: RuleSet
+rules:
+  - id: test-signals
+    pattern: barrier-stall
+    severity: info
+    title: t
+    signals:
+      a_fine: {promql: 'up'}
+      b_bad: {promql: 'label_replace(up, "dst", "$1", "job", "(")'}
+      c_bad: {promql: 'label_replace(up, "dst", "$1", "job", "[")'}
+      d_fine: {promql: 'sum(up)'}
+    condition: len(a_fine) > 0
+    summary: s
+    remediation: r
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := writeBundleDir(t, map[string]string{
+		"metrics/rw-compute-0/1795983480000.prom": "# TYPE up gauge\nup{job=\"a\"} 1\n",
+	})
+	for _, workers := range []int{1, 2, 4} {
+		func() {
+			defer func(f func() int) { evalWorkers = f }(evalWorkers)
+			evalWorkers = func() int { return workers }
+			ev, err := Gather(context.Background(), dir, rules, bundle.Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ev.Close()
+			for range 20 {
+				rep := Evaluate(context.Background(), ev, rules)
+				if len(rep.Rules) != 1 || rep.Rules[0].Status != RuleError || !strings.HasPrefix(rep.Rules[0].Reason, "signal b_bad: ") {
+					t.Fatalf("%d workers: %+v, want an error of signal b_bad", workers, rep.Rules)
+				}
+			}
+		}()
 	}
 }
