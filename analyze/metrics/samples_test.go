@@ -11,10 +11,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/prometheus/model/histogram"
 	"github.com/prometheus/prometheus/model/labels"
 	"github.com/prometheus/prometheus/model/value"
 	"github.com/prometheus/prometheus/promql"
 	"github.com/prometheus/prometheus/storage"
+	"github.com/prometheus/prometheus/tsdb/chunkenc"
 	"github.com/prometheus/prometheus/tsdb/chunks"
 	"github.com/prometheus/prometheus/util/annotations"
 )
@@ -460,3 +462,18 @@ func TestWantedLinesMatchesReference(t *testing.T) {
 		}
 	}
 }
+
+// floatSample is a chunks.Sample holding a float, for storage's list
+// series the reference answers from.
+type floatSample struct {
+	t int64
+	f float64
+}
+
+func (s *floatSample) T() int64                    { return s.t }
+func (*floatSample) ST() int64                     { return 0 }
+func (s *floatSample) F() float64                  { return s.f }
+func (*floatSample) H() *histogram.Histogram       { return nil }
+func (*floatSample) FH() *histogram.FloatHistogram { return nil }
+func (*floatSample) Type() chunkenc.ValueType      { return chunkenc.ValFloat }
+func (s *floatSample) Copy() chunks.Sample         { c := *s; return &c }
