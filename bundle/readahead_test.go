@@ -145,22 +145,14 @@ func TestOpenReadsFileAhead(t *testing.T) {
 	}
 	defer r.Close()
 	var names []string
-	for {
-		e, err := r.Next()
-		if err == io.EOF {
-			break
+	for _, g := range drainAll(t, r) {
+		if g.NextErr != nil || g.ReadErr != nil {
+			t.Fatalf("from a named pipe: %+v", g)
 		}
-		if err != nil {
-			t.Fatal(err)
+		if g.Path == "logs/a.log" && !bytes.Equal(g.Data, big) {
+			t.Errorf("%s from a named pipe: %d bytes, not what was written", g.Path, len(g.Data))
 		}
-		data, err := io.ReadAll(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if e.Path == "logs/a.log" && !bytes.Equal(data, big) {
-			t.Errorf("%s from a named pipe: %d bytes, not what was written", e.Path, len(data))
-		}
-		names = append(names, e.Path)
+		names = append(names, g.Path)
 	}
 	if len(names) != 2 {
 		t.Errorf("from a named pipe: entries %q, want both", names)
