@@ -24,9 +24,11 @@
 # 92 KB directory), STARTUP_RUNS times (default 40, 10 in quick mode), rwdiag
 # (the analysis binary) and rwdiag-collect (the collector binary, which runs
 # analyze too, as the single binary did before issue 14) taking turns, with
-# `rwdiag version` beside them: process start alone, which says how fast the
-# machine starts a process (it varied threefold between machines reporting
-# the same CPU); median wall time (date +%s%N around GNU time, so it includes
+# `rwdiag version` beside them: the runtime's start and every linked
+# package's initialisation, before any analysis, which says what starting
+# rwdiag costs on this machine (it varied threefold between machines
+# reporting the same CPU; a Go hello-world takes 5-7 ms where it takes 30-40,
+# docs/performance.md "Sixth round"); median wall time (date +%s%N around GNU time, so it includes
 # GNU time's own fork and exec, about 1 ms), median CPU time, largest peak
 # RSS.
 #
@@ -196,7 +198,7 @@ done
 startup_load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 for b in rwdiag rwdiag-collect rwdiag-version; do
 	label=$b
-	[[ $b == rwdiag-version ]] && label="rwdiag version (process start, for scale)"
+	[[ $b == rwdiag-version ]] && label="rwdiag version (start and package init, for scale)"
 	printf '| %s | %s ms (%s-%s) | %s ms | %d MiB | %s / %s |\n' "$label" "$(smedian "$b" 2)" \
 		"$(awk -v n="$b" '$1 == n { print $2 }' "$work/startup" | sort -n | head -1)" "$(smax "$b" 2)" \
 		"$(smedian "$b" 4)" "$(($(smax "$b" 3) / 1024))" "$startup_load_before" "$startup_load_after" >>"$work/startup.table"
