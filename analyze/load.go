@@ -176,14 +176,13 @@ func loadFSCached(fsys fs.FS, prefix string, mode cacheMode) (rules []*Rule, pro
 			// the cache holds by its SHA-256, taken as it is read. Half
 			// the built-in YAML is tests; copying it all cost 3% of
 			// analysing a small bundle.
-			c, found := builtinCache[f.name]
-			var cachedFile *cachedFile
-			if found {
-				cachedFile = &c
+			var entry *cachedFile
+			if c, found := builtinCache[f.name]; found {
+				entry = &c
 			}
 			var kind string
 			var match bool
-			kind, match, head, err = sniffRuleFile(fsys, p, cachedFile, head)
+			kind, match, head, err = sniffRuleFile(fsys, p, entry, head)
 			if err != nil {
 				return err
 			}
@@ -191,7 +190,7 @@ func loadFSCached(fsys fs.FS, prefix string, mode cacheMode) (rules []*Rule, pro
 				return nil
 			}
 			if match {
-				f.cached = cachedFile
+				f.cached = entry
 				files = append(files, f)
 				return nil
 			}
@@ -287,7 +286,7 @@ func sniffRuleFile(fsys fs.FS, p string, c *cachedFile, buf []byte) (kind string
 	sum := sha256.New()
 	sum.Write(buf[:n])
 	if !end {
-		if _, err := io.CopyBuffer(sum, struct{ io.Reader }{f}, buf); err != nil {
+		if _, err := io.CopyBuffer(sum, f, buf); err != nil {
 			return kind, false, buf, err
 		}
 	}

@@ -97,6 +97,25 @@ func readEnd(t *testing.T, archive []byte) (paths []string, errs []error) {
 	return paths, errs
 }
 
+// oneTrailing reads archive b to its end and returns the one error it
+// must give, a non-fatal *TrailingDataError, after every entry of
+// trailingNames.
+func oneTrailing(t *testing.T, b []byte) *TrailingDataError {
+	t.Helper()
+	paths, errs := readEnd(t, b)
+	if strings.Join(paths, " ") != strings.Join(trailingNames, " ") {
+		t.Fatalf("read %v; want every entry before the trailing data", paths)
+	}
+	if len(errs) != 1 {
+		t.Fatalf("errors %v; want one *TrailingDataError", errs)
+	}
+	te, ok := asError[*TrailingDataError](errs[0])
+	if !ok || Fatal(te) {
+		t.Fatalf("error %T %v; want a *TrailingDataError, not fatal", errs[0], errs[0])
+	}
+	return te
+}
+
 func TestArchiveEndsCleanly(t *testing.T) {
 	for _, format := range []string{"tar", "gz", "zst", "frames"} {
 		t.Run(format, func(t *testing.T) {
@@ -121,17 +140,7 @@ func TestJunkAfterCompressedStream(t *testing.T) {
 		for _, junk := range []string{"x", "PK\x03\x04 some zip", "\x00\x00\x00\x00garbage after zeros"} {
 			t.Run(fmt.Sprintf("%s/%q", format, junk[:min(2, len(junk))]), func(t *testing.T) {
 				a := compressAs(t, format, trailingTar(t, trailingNames...))
-				paths, errs := readEnd(t, append(append([]byte(nil), a...), junk...))
-				if strings.Join(paths, " ") != strings.Join(trailingNames, " ") {
-					t.Fatalf("read %v; want every entry", paths)
-				}
-				if len(errs) != 1 {
-					t.Fatalf("errors %v; want one *TrailingDataError", errs)
-				}
-				te, ok := asError[*TrailingDataError](errs[0])
-				if !ok || Fatal(te) {
-					t.Fatalf("error %T %v (fatal %v); want a *TrailingDataError, not fatal", errs[0], errs[0], Fatal(errs[0]))
-				}
+				te := oneTrailing(t, append(append([]byte(nil), a...), junk...))
 				je, ok := asError[*JunkError](te)
 				if !ok {
 					t.Fatalf("%v: want a *JunkError inside", te)
@@ -158,17 +167,7 @@ func TestArchiveAppendedAfterEndMarker(t *testing.T) {
 		t.Run(format, func(t *testing.T) {
 			// cat a.tar b.tar | zstd: the second archive is inside the
 			// compressed stream, after the first's marker and padding.
-			paths, errs := readEnd(t, compressAs(t, format, append(append([]byte(nil), first...), second...)))
-			if strings.Join(paths, " ") != strings.Join(trailingNames, " ") {
-				t.Fatalf("read %v; want the first archive's entries", paths)
-			}
-			if len(errs) != 1 {
-				t.Fatalf("errors %v; want one *TrailingDataError", errs)
-			}
-			te, ok := asError[*TrailingDataError](errs[0])
-			if !ok || Fatal(te) {
-				t.Fatalf("error %T %v; want a *TrailingDataError, not fatal", errs[0], errs[0])
-			}
+			te := oneTrailing(t, compressAs(t, format, append(append([]byte(nil), first...), second...)))
 			if te.Data != int64(len(first)) || te.More || te.Err != nil {
 				t.Errorf("data at %d (more %v, err %v); want at %d, where the second archive starts", te.Data, te.More, te.Err, len(first))
 			}
@@ -182,13 +181,9 @@ func TestArchiveAppendedAfterEndMarker(t *testing.T) {
 func TestLongTailAfterEndMarkerIsBounded(t *testing.T) {
 	first := trailingTar(t, trailingNames...)
 	tail := bytes.Repeat([]byte("not a tar header "), (maxTrailingBytes/17)*3)
-	paths, errs := readEnd(t, compressAs(t, "zst", append(append([]byte(nil), first...), tail...)))
-	if len(paths) != len(trailingNames) || len(errs) != 1 {
-		t.Fatalf("read %v, errors %v", paths, errs)
-	}
-	te, ok := asError[*TrailingDataError](errs[0])
-	if !ok || !te.More || te.Bytes != maxTrailingBytes || te.Data != int64(len(first)) {
-		t.Fatalf("%#v; want More, %d bytes looked at, data at %d", errs[0], maxTrailingBytes, len(first))
+	te := oneTrailing(t, compressAs(t, "zst", append(append([]byte(nil), first...), tail...)))
+	if !te.More || te.Bytes != maxTrailingBytes || te.Data != int64(len(first)) {
+		t.Fatalf("%#v; want More, %d bytes looked at, data at %d", te, maxTrailingBytes, len(first))
 	}
 	if !strings.Contains(te.Error(), "more than ") {
 		t.Errorf("message %q does not say more follows", te.Error())

@@ -96,28 +96,24 @@ func (q *Query) Expr() string {
 // Regexp returns the query's regular expression: Regex, or Source
 // compiled (once; it is safe for concurrent use); nil when it has none.
 // It panics when Source does not compile.
-func (q *Query) Regexp() *regexp.Regexp {
-	if q.Regex != nil || q.Source == "" {
-		return q.Regex
-	}
-	re, err := q.re.get(q.Source)
-	if err != nil {
-		panic(fmt.Sprintf("log query %q: %v", q.Name, err))
-	}
-	return re
-}
+func (q *Query) Regexp() *regexp.Regexp { return q.compiled(q.Regex, q.Source, &q.re, "") }
 
 // SectionRegexp returns the query's section expression: Section, or
 // SectionSource compiled, as Regexp does; nil when it has none.
 func (q *Query) SectionRegexp() *regexp.Regexp {
-	if q.Section != nil || q.SectionSource == "" {
-		return q.Section
+	return q.compiled(q.Section, q.SectionSource, &q.section, "section: ")
+}
+
+// compiled is re, or src compiled once through l; nil when neither is set.
+func (q *Query) compiled(re *regexp.Regexp, src string, l *lazyRegexp, what string) *regexp.Regexp {
+	if re != nil || src == "" {
+		return re
 	}
-	re, err := q.section.get(q.SectionSource)
+	c, err := l.get(src)
 	if err != nil {
-		panic(fmt.Sprintf("log query %q: section: %v", q.Name, err))
+		panic(fmt.Sprintf("log query %q: %s%v", q.Name, what, err))
 	}
-	return re
+	return c
 }
 
 // hasSection reports whether the query has a section expression.
